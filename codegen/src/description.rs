@@ -1,0 +1,290 @@
+//! What a variant *is*: the typed description a person declares with `variant!` or in TOML.
+//!
+//! Every field reaches the generated CUDA (the test `every_field_is_real` checks it). The types are
+//! const-constructible so that `variant!` can expand to a `const`, and carry no rendering or CUDA
+//! dependencies so that the proc-macro builds fast (DECISIONS.md 9).
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// How the exact integer sums of NUMERICS.md 3 are computed. Never changes a bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Engine {
+    /// `__dp4a` on int8 weights `q6 - 32`, scales applied after each 16-wide sub-block.
+    Dp4a,
+    /// `mma.sync m16n8k16 s8` on `q6 - 32`, scales applied after the MMA (llama.cpp's engine).
+    MmaK16,
+    /// `mma.sync m16n8k32 s8` on two int8 planes with `sc*(q6-32) = 64*h + l` (ANCHORS.md 6).
+    MmaK32Fold,
+}
+
+/// Which float sequence of NUMERICS.md 5 the kernel follows. This, and only this, decides the bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NumericsMode {
+    /// f32 `d*sc` per 16 weights, activation scale per 32 (the seed's dsc path).
+    F32Per16,
+    /// Integer scale combine per 32, activation scale per 32, `d` per super-block.
+    IntPer32,
+    /// Integer sum over the super-block, one activation scale per 256.
+    IntPer256,
+}
+
+/// Where the kernel gets the weight scales from (DECISIONS.md 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScaleFetch {
+    /// One byte or half-word per scale and `d`, straight from the block (the seed's r41).
+    Narrow,
+    /// The window's scale bytes in one load and `d` as a u32 (the seed's r42); raw layout takes the narrow arm.
+    Wide,
+    /// A plane precomputed at registration (the seed's r56); works on both layouts.
+    Plane,
+}
+
+/// Load width for the `ql`/`qh` bytes when expanding weights on the padded layout (raw reads 16 bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExpandWidth {
+    U8,
+    U32,
+    Uint4,
+}
+
+/// cp.async copy width in bytes, or plain loads through registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CpAsync {
+    Off,
+    B4,
+    B8,
+    B16,
+}
+
+/// A GPU architecture the variant is compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Arch {
+    Sm80,
+    Sm90,
+}
+
+/// A set of architectures, as bits so that it stays const-constructible.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ArchSet(pub u8);
+
+/// One q6_K MMQ variant.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct VariantDescription {
+    /// The declared, human handle (`r56`). Not part of the generated source.
+    pub name: Cow<'static, str>,
+    pub engine: Engine,
+    pub mode: NumericsMode,
+    /// 32-wide K chunks per stage window; divides 8 so a window never crosses a super-block.
+    pub kdr: u32,
+    /// Weight rows per block (the seed's MMQ_NBJ).
+    pub nbj: u32,
+    /// Tokens per block.
+    pub tile_n: u32,
+    /// Warps along the weight rows of the tile.
+    pub warps_m: u32,
+    /// Warps along the tokens of the tile.
+    pub warps_n: u32,
+    /// Split of K across blocks, in whole segments (NUMERICS.md 4).
+    pub ksplit: u32,
+    pub scale_fetch: ScaleFetch,
+    pub expand: ExpandWidth,
+    pub cp_async_activations: CpAsync,
+    pub cp_async_plane: CpAsync,
+    /// Shared-memory stages of the main loop (1 = no overlap).
+    pub stages: u32,
+    pub archs: ArchSet,
+    /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).
+    pub allow_spills: bool,
+}
+
+impl Engine {
+    pub const ALL: [Engine; 3] = [Engine::Dp4a, Engine::MmaK16, Engine::MmaK32Fold];
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            Engine::Dp4a => "dp4a",
+            Engine::MmaK16 => "mma_k16",
+            Engine::MmaK32Fold => "mma_k32_fold",
+        }
+    }
+}
+
+impl NumericsMode {
+    pub const ALL: [NumericsMode; 3] = [
+        NumericsMode::F32Per16,
+        NumericsMode::IntPer32,
+        NumericsMode::IntPer256,
+    ];
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            NumericsMode::F32Per16 => "f32_per16",
+            NumericsMode::IntPer32 => "int_per32",
+            NumericsMode::IntPer256 => "int_per256",
+        }
+    }
+    /// Activation group size G (NUMERICS.md 2).
+    pub const fn activation_group(self) -> u32 {
+        match self {
+            NumericsMode::F32Per16 | NumericsMode::IntPer32 => 32,
+            NumericsMode::IntPer256 => 256,
+        }
+    }
+}
+
+/// Super-blocks per numerics segment (NUMERICS.md 4); the same for every mode.
+pub const SEGMENT_SUPERBLOCKS: u32 = 4;
+/// K values per super-block.
+pub const SUPERBLOCK_K: u32 = 256;
+
+impl ScaleFetch {
+    pub const ALL: [ScaleFetch; 3] = [ScaleFetch::Narrow, ScaleFetch::Wide, ScaleFetch::Plane];
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            ScaleFetch::Narrow => "narrow",
+            ScaleFetch::Wide => "wide",
+            ScaleFetch::Plane => "plane",
+        }
+    }
+}
+
+impl ExpandWidth {
+    pub const ALL: [ExpandWidth; 3] = [ExpandWidth::U8, ExpandWidth::U32, ExpandWidth::Uint4];
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            ExpandWidth::U8 => "u8",
+            ExpandWidth::U32 => "u32",
+            ExpandWidth::Uint4 => "uint4",
+        }
+    }
+    pub const fn bytes(self) -> u32 {
+        match self {
+            ExpandWidth::U8 => 1,
+            ExpandWidth::U32 => 4,
+            ExpandWidth::Uint4 => 16,
+        }
+    }
+}
+
+impl CpAsync {
+    pub const ALL: [CpAsync; 4] = [CpAsync::Off, CpAsync::B4, CpAsync::B8, CpAsync::B16];
+    /// Bytes per copy; 0 when off.
+    pub const fn bytes(self) -> u32 {
+        match self {
+            CpAsync::Off => 0,
+            CpAsync::B4 => 4,
+            CpAsync::B8 => 8,
+            CpAsync::B16 => 16,
+        }
+    }
+    pub const fn from_bytes(bytes: u32) -> Option<CpAsync> {
+        match bytes {
+            0 => Some(CpAsync::Off),
+            4 => Some(CpAsync::B4),
+            8 => Some(CpAsync::B8),
+            16 => Some(CpAsync::B16),
+            _ => None,
+        }
+    }
+    pub const fn is_on(self) -> bool {
+        !matches!(self, CpAsync::Off)
+    }
+}
+
+impl Arch {
+    pub const ALL: [Arch; 2] = [Arch::Sm80, Arch::Sm90];
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            Arch::Sm80 => "sm_80",
+            Arch::Sm90 => "sm_90",
+        }
+    }
+    /// Compute capability as (major, minor).
+    pub const fn compute_capability(self) -> (u32, u32) {
+        match self {
+            Arch::Sm80 => (8, 0),
+            Arch::Sm90 => (9, 0),
+        }
+    }
+    /// Largest shared memory one block may opt into (CUDA programming guide, compute capabilities table).
+    pub const fn max_shared_bytes_per_block(self) -> u32 {
+        match self {
+            Arch::Sm80 => 163 * 1024,
+            Arch::Sm90 => 227 * 1024,
+        }
+    }
+    const fn bit(self) -> u8 {
+        match self {
+            Arch::Sm80 => 1,
+            Arch::Sm90 => 2,
+        }
+    }
+}
+
+impl ArchSet {
+    pub const EMPTY: ArchSet = ArchSet(0);
+    pub const fn with(self, arch: Arch) -> ArchSet {
+        ArchSet(self.0 | arch.bit())
+    }
+    pub const fn contains(self, arch: Arch) -> bool {
+        self.0 & arch.bit() != 0
+    }
+    pub fn iter(self) -> impl Iterator<Item = Arch> {
+        Arch::ALL.into_iter().filter(move |a| self.contains(*a))
+    }
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl VariantDescription {
+    /// The explicit defaults every omitted field takes (the README lists them too).
+    pub const DEFAULTS: VariantDescription = VariantDescription {
+        name: Cow::Borrowed(""),
+        engine: Engine::Dp4a,
+        mode: NumericsMode::IntPer32,
+        kdr: 2,
+        nbj: 64,
+        tile_n: 32,
+        warps_m: 2,
+        warps_n: 2,
+        ksplit: 1,
+        scale_fetch: ScaleFetch::Narrow,
+        expand: ExpandWidth::U32,
+        cp_async_activations: CpAsync::Off,
+        cp_async_plane: CpAsync::Off,
+        stages: 1,
+        archs: ArchSet::EMPTY.with(Arch::Sm90),
+        allow_spills: false,
+    };
+
+    pub fn threads(&self) -> u32 {
+        32 * self.warps_m * self.warps_n
+    }
+}
+
+macro_rules! display_keyword {
+    ($($t:ty),*) => {$(
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.keyword())
+            }
+        }
+    )*};
+}
+display_keyword!(Engine, NumericsMode, ScaleFetch, ExpandWidth, Arch);
+
+impl fmt::Display for CpAsync {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CpAsync::Off => f.write_str("off"),
+            other => write!(f, "{}", other.bytes()),
+        }
+    }
+}
+
+impl fmt::Display for ArchSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.iter().map(Arch::keyword).collect();
+        write!(f, "[{}]", names.join(", "))
+    }
+}

@@ -1,0 +1,106 @@
+//! The shared-memory layout of a variant: one function that both the validator (the architecture's limit)
+//! and the renderer (the offsets in the generated code) call, so the two can never disagree.
+
+use crate::description::{Engine, NumericsMode, VariantDescription};
+
+/// Bytes added to every staged row so that neighbouring rows start in different banks, keeping 16-byte alignment.
+pub const ROW_PAD_BYTES: u32 = 16;
+
+/// One named region of a stage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// The name the generated code uses for the region (`smem_weights`, ...).
+    pub name: &'static str,
+    /// Byte offset inside one stage; a multiple of 16.
+    pub offset: u32,
+    pub bytes: u32,
+    /// Bytes from one row (weight row, token or chunk, per region) to the next.
+    pub row_stride: u32,
+}
+
+/// All regions of one stage, repeated `stages` times.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedLayout {
+    pub regions: Vec<Region>,
+    pub stage_bytes: u32,
+    pub stages: u32,
+    pub total_bytes: u32,
+}
+
+impl SharedLayout {
+    pub fn region(&self, name: &str) -> Option<&Region> {
+        self.regions.iter().find(|r| r.name == name)
+    }
+}
+
+const fn round16(x: u32) -> u32 {
+    x.div_ceil(16) * 16
+}
+
+/// Computes the layout. Sizes use saturating arithmetic so that absurd descriptions give a huge total
+/// (refused by the validator) instead of overflowing.
+pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
+    let staged_row = desc.kdr.saturating_mul(32).saturating_add(ROW_PAD_BYTES);
+    let weight_planes = if desc.engine == Engine::MmaK32Fold {
+        2
+    } else {
+        1
+    };
+    let mut regions = Vec::new();
+    let mut offset = 0u32;
+    let mut push = |name: &'static str, bytes: u32, row_stride: u32| {
+        regions.push(Region {
+            name,
+            offset,
+            bytes,
+            row_stride,
+        });
+        offset = offset.saturating_add(round16(bytes));
+    };
+    // Expanded weights: `q6 - 32` (one plane) or the fold's `h` then `l` planes, `nbj` rows each.
+    push(
+        "smem_weights",
+        desc.nbj
+            .saturating_mul(staged_row)
+            .saturating_mul(weight_planes),
+        staged_row,
+    );
+    match (desc.engine, desc.mode) {
+        (Engine::MmaK32Fold, _) => push("smem_weight_d", desc.nbj.saturating_mul(4), 4),
+        // One (even, odd) pair of f32 `d*sc` per row and chunk, chunk-major like the seed's W_dsc plane.
+        (_, NumericsMode::F32Per16) => push(
+            "smem_weight_dsc",
+            desc.nbj.saturating_mul(8).saturating_mul(desc.kdr),
+            desc.nbj.saturating_mul(8),
+        ),
+        (_, NumericsMode::IntPer32 | NumericsMode::IntPer256) => {
+            push(
+                "smem_weight_sc",
+                desc.nbj.saturating_mul(2).saturating_mul(desc.kdr),
+                2 * desc.kdr,
+            );
+            push("smem_weight_d", desc.nbj.saturating_mul(4), 4);
+        }
+    }
+    push(
+        "smem_activations",
+        desc.tile_n.saturating_mul(staged_row),
+        staged_row,
+    );
+    let scales_per_token = match desc.mode {
+        NumericsMode::IntPer256 => 1,
+        _ => desc.kdr,
+    };
+    push(
+        "smem_activation_d",
+        desc.tile_n.saturating_mul(4 * scales_per_token),
+        4 * scales_per_token,
+    );
+    let stage_bytes = offset;
+    SharedLayout {
+        regions,
+        stage_bytes,
+        stages: desc.stages,
+        total_bytes: stage_bytes.saturating_mul(desc.stages),
+    }
+}

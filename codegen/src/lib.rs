@@ -1,0 +1,28 @@
+//! mmqgen's code generator: description -> validation -> (feature `render`) CUDA source.
+//!
+//! The pipeline a variant goes through, one module per step:
+//! - [`description`]: the typed fields a person declares;
+//! - [`fields`]: turning written fields (macro or TOML) into a description, with sentences;
+//! - [`validate`]: which descriptions are legal;
+//! - [`layout`]: the shared-memory layout, shared by the validator and the renderer;
+//! - [`name`]: the canonical name;
+//! - [`spec_file`]: descriptions from TOML;
+//! - `render` (feature): the CUDA source, through the tera templates in `templates/`.
+
+pub mod description;
+pub mod fields;
+pub mod layout;
+pub mod name;
+#[cfg(feature = "render")]
+pub mod render;
+pub mod spec_file;
+pub mod validate;
+
+pub use description::*;
+pub use fields::{FieldError, FieldValue};
+pub use layout::{shared_layout, SharedLayout};
+pub use name::canonical_name;
+pub use validate::validate;
+
+/// Bumped whenever the templates or the renderer change what they emit; recorded in every generated header.
+pub const CODEGEN_VERSION: &str = "mmqgen-codegen 0.1.0 (templates v1)";

@@ -1,0 +1,357 @@
+//! Rendering: a validated description -> one CUDA module (docs/KERNELS.md), through the tera templates in
+//! `templates/` (embedded at build time). Everything the templates branch on is computed here, once, so the
+//! templates stay layout and the generated file holds only the arms the description selects.
+
+use crate::description::*;
+use crate::layout::shared_layout;
+use crate::name::canonical_name;
+use crate::validate::validate;
+use crate::{FieldError, CODEGEN_VERSION};
+use serde::Serialize;
+
+/// A rendered variant: its source and the names of its entry points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderedVariant {
+    pub canonical: String,
+    pub source: String,
+    pub kernels: KernelNames,
+    /// Shared memory one block uses (the layout's total).
+    pub shared_bytes: u32,
+    /// True when `shared_bytes` is over 48 KiB: dynamic shared memory, the launcher raises the limit.
+    pub dynamic_shared: bool,
+    pub threads: u32,
+}
+
+/// Entry points of a module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelNames {
+    pub quantize: String,
+    pub raw: String,
+    pub padded: String,
+    pub combine: Option<String>,
+}
+
+/// Why a description could not be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("variant '{name}' is invalid: field `{field}`: {message}", field = .errors[0].field, message = .errors[0].message)]
+    Invalid {
+        name: String,
+        errors: Vec<FieldError>,
+    },
+    #[error("template error (a bug in mmqgen's templates): {0}")]
+    Template(String),
+}
+
+/// Shared memory a block can get without raising the function attribute.
+pub const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
+
+const TEMPLATES: [(&str, &str); 13] = [
+    (
+        "module.cu.tera",
+        include_str!("../../../templates/module.cu.tera"),
+    ),
+    (
+        "prelude.cu.tera",
+        include_str!("../../../templates/prelude.cu.tera"),
+    ),
+    (
+        "quantize_activations.cu.tera",
+        include_str!("../../../templates/quantize_activations.cu.tera"),
+    ),
+    (
+        "scales.cu.tera",
+        include_str!("../../../templates/scales.cu.tera"),
+    ),
+    (
+        "stage.cu.tera",
+        include_str!("../../../templates/stage.cu.tera"),
+    ),
+    (
+        "load_stage.cu.tera",
+        include_str!("../../../templates/load_stage.cu.tera"),
+    ),
+    (
+        "stage_scales.cu.tera",
+        include_str!("../../../templates/stage_scales.cu.tera"),
+    ),
+    (
+        "kernel.cu.tera",
+        include_str!("../../../templates/kernel.cu.tera"),
+    ),
+    (
+        "engine_dp4a.cu.tera",
+        include_str!("../../../templates/engine_dp4a.cu.tera"),
+    ),
+    (
+        "engine_mma_k16.cu.tera",
+        include_str!("../../../templates/engine_mma_k16.cu.tera"),
+    ),
+    (
+        "engine_mma_k32_fold.cu.tera",
+        include_str!("../../../templates/engine_mma_k32_fold.cu.tera"),
+    ),
+    (
+        "chunk_scales.cu.tera",
+        include_str!("../../../templates/chunk_scales.cu.tera"),
+    ),
+    (
+        "superblock_end.cu.tera",
+        include_str!("../../../templates/superblock_end.cu.tera"),
+    ),
+];
+
+#[derive(Serialize)]
+struct RegionContext {
+    name: &'static str,
+    constant: String,
+    offset: u32,
+    bytes: u32,
+    row_stride: u32,
+}
+
+#[derive(Serialize)]
+struct LayoutContext {
+    name: &'static str,
+    struct_name: &'static str,
+    comment: &'static str,
+    block_bytes: u32,
+    run_width: u32,
+    /// Scale arm read from the block (`narrow` or `wide`), or `plane`.
+    fetch: &'static str,
+    fold_fetch: &'static str,
+}
+
+/// The lines of the header that record the full description.
+pub fn description_lines(desc: &VariantDescription) -> Vec<String> {
+    vec![
+        format!("engine               = {}", desc.engine),
+        format!("mode                 = {}", desc.mode),
+        format!("kdr                  = {}", desc.kdr),
+        format!("nbj                  = {}", desc.nbj),
+        format!("tile_n               = {}", desc.tile_n),
+        format!("warps_m x warps_n    = {} x {}", desc.warps_m, desc.warps_n),
+        format!("ksplit               = {}", desc.ksplit),
+        format!("scale_fetch          = {}", desc.scale_fetch),
+        format!("expand               = {}", desc.expand),
+        format!("cp_async_activations = {}", desc.cp_async_activations),
+        format!("cp_async_plane       = {}", desc.cp_async_plane),
+        format!("stages               = {}", desc.stages),
+    ]
+}
+
+fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
+    // The raw layout is only 2-byte aligned, so it always takes the narrow arm (DECISIONS.md 2).
+    let raw_fetch = match desc.scale_fetch {
+        ScaleFetch::Plane => "plane",
+        _ => "narrow",
+    };
+    vec![
+        LayoutContext {
+            name: "raw",
+            struct_name: "RawLayout",
+            comment: "Raw GGUF blocks: 210 bytes, only 2-byte aligned, so weight bytes are read 16 bits at a time.",
+            block_bytes: 210,
+            run_width: 2,
+            fetch: raw_fetch,
+            fold_fetch: raw_fetch,
+        },
+        LayoutContext {
+            name: "padded",
+            struct_name: "PaddedLayout",
+            comment: "Padded blocks: 224 bytes, 16-byte aligned, so the declared load widths apply.",
+            block_bytes: 224,
+            run_width: desc.expand.bytes(),
+            fetch: desc.scale_fetch.keyword(),
+            fold_fetch: desc.scale_fetch.keyword(),
+        },
+    ]
+}
+
+/// The statement that stores the window's scale words into a row's `sc` bytes in shared memory.
+fn store_scale_words(kdr: u32) -> &'static str {
+    match kdr {
+        1 => "*(uint16*)sc = (uint16)words[0];",
+        2 => "*(uint32*)sc = words[0];",
+        4 => "*(uint32x2*)sc = uint32x2{words[0], words[1]};",
+        _ => "*(uint32x4*)sc = uint32x4{words[0], words[1], words[2], words[3]};",
+    }
+}
+
+/// Renders a description into its CUDA module. Refuses invalid descriptions with the validator's sentences.
+pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError> {
+    validate(desc).map_err(|errors| RenderError::Invalid {
+        name: desc.name.to_string(),
+        errors,
+    })?;
+    let canonical = canonical_name(desc);
+    let layout = shared_layout(desc);
+    let dynamic_shared = layout.total_bytes > STATIC_SHARED_LIMIT;
+    let (tile_rows, tile_tokens) = crate::validate::engine_tile(desc.engine);
+    let rows_per_warp = desc.nbj / desc.warps_m;
+    let tokens_per_warp = desc.tile_n / desc.warps_n;
+    let group = desc.mode.activation_group();
+    let fold = desc.engine == Engine::MmaK32Fold;
+    let layouts = layouts(desc);
+
+    let cpa = desc.cp_async_activations.bytes();
+    let cpp = desc.cp_async_plane.bytes();
+    // Activation scales: the window's kdr floats per token are contiguous and 4*kdr-aligned (G = 32); one
+    // float per token under G = 256.
+    let activation_scale_piece = match (cpa, group) {
+        (0, _) => 0,
+        (_, 256) => 4,
+        (bytes, _) => bytes.min(4 * desc.kdr),
+    };
+    let mut cp_async_widths: Vec<u32> = [cpa, cpp, activation_scale_piece]
+        .into_iter()
+        .filter(|w| *w > 0)
+        .collect();
+    cp_async_widths.sort_unstable();
+    cp_async_widths.dedup();
+
+    let block_fetches: Vec<&str> = {
+        let mut v: Vec<&str> = layouts
+            .iter()
+            .map(|l| l.fetch)
+            .filter(|f| *f != "plane")
+            .collect();
+        v.dedup();
+        v
+    };
+    let fold_block_fetches = block_fetches.clone();
+    let scale_params = if fold {
+        "float* d"
+    } else if desc.mode == NumericsMode::F32Per16 {
+        "ScalePair* dsc"
+    } else {
+        "int8* sc, float* d"
+    };
+    let scale_args = if fold {
+        "d"
+    } else if desc.mode == NumericsMode::F32Per16 {
+        "dsc"
+    } else {
+        "sc, d"
+    };
+    // `load_scale_bytes` serves the wide arm (non-fold) and the int plane read without cp.async.
+    let needs_scale_words = !fold
+        && (block_fetches.contains(&"wide")
+            || (desc.scale_fetch == ScaleFetch::Plane
+                && desc.mode != NumericsMode::F32Per16
+                && cpp == 0));
+    let scale_bytes_load = match desc.kdr {
+        1 => "16-bit",
+        2 => "32-bit",
+        4 => "64-bit",
+        _ => "128-bit",
+    };
+
+    let regions: Vec<RegionContext> = layout
+        .regions
+        .iter()
+        .map(|r| RegionContext {
+            name: r.name,
+            constant: r.name.to_uppercase(),
+            offset: r.offset,
+            bytes: r.bytes,
+            row_stride: r.row_stride,
+        })
+        .collect();
+    let mut kernel_list = vec![
+        format!("mmq_quantize_activations_g{group}"),
+        format!("{canonical}_raw"),
+        format!("{canonical}_padded"),
+    ];
+    let combine = (desc.ksplit > 1).then(|| format!("{canonical}_combine"));
+    kernel_list.extend(combine.clone());
+
+    let mut ctx = tera::Context::new();
+    ctx.insert("codegen_version", CODEGEN_VERSION);
+    ctx.insert("canonical", &canonical);
+    ctx.insert("description_lines", &description_lines(desc));
+    ctx.insert("kernels", &kernel_list.join(", "));
+    ctx.insert("engine", desc.engine.keyword());
+    ctx.insert("mode", desc.mode.keyword());
+    ctx.insert("scale_fetch", desc.scale_fetch.keyword());
+    ctx.insert("group", &group);
+    ctx.insert("values_per_lane", &(group / 32));
+    ctx.insert("threads", &desc.threads());
+    ctx.insert("nbj", &desc.nbj);
+    ctx.insert("tile_n", &desc.tile_n);
+    ctx.insert("warps_m", &desc.warps_m);
+    ctx.insert("warps_n", &desc.warps_n);
+    ctx.insert("rows_per_warp", &rows_per_warp);
+    ctx.insert("tokens_per_warp", &tokens_per_warp);
+    ctx.insert("kdr", &desc.kdr);
+    ctx.insert("windows_per_superblock", &(8 / desc.kdr));
+    ctx.insert("ksplit", &desc.ksplit);
+    ctx.insert("stages", &desc.stages);
+    ctx.insert("outputs_per_lane", &(rows_per_warp * tokens_per_warp / 32));
+    ctx.insert("lane_rows", &(rows_per_warp / tile_rows));
+    ctx.insert("lane_tokens", &(tokens_per_warp / tile_tokens));
+    ctx.insert("fragments_m", &(rows_per_warp / tile_rows));
+    ctx.insert("fragments_n", &(tokens_per_warp / tile_tokens));
+    ctx.insert("stage_bytes", &layout.stage_bytes);
+    ctx.insert("total_bytes", &layout.total_bytes);
+    ctx.insert("dynamic_shared", &dynamic_shared);
+    ctx.insert("regions", &regions);
+    ctx.insert("layouts", &layouts);
+    ctx.insert("block_fetches", &block_fetches);
+    ctx.insert("fold_block_fetches", &fold_block_fetches);
+    ctx.insert("scale_params", scale_params);
+    ctx.insert("scale_args", scale_args);
+    ctx.insert("needs_scale_words", &needs_scale_words);
+    ctx.insert("scale_words", &(2 * desc.kdr).div_ceil(4));
+    ctx.insert("scale_bytes_load", scale_bytes_load);
+    ctx.insert("store_scale_words", store_scale_words(desc.kdr));
+    ctx.insert("cp_async_widths", &cp_async_widths);
+    ctx.insert("cp_async_activations", &cpa);
+    ctx.insert("cp_async_plane", &cpp);
+    ctx.insert("activation_piece", &(if cpa > 0 { cpa } else { 16 }));
+    ctx.insert("activation_scale_piece", &activation_scale_piece);
+    ctx.insert(
+        "activation_scale_piece_floats",
+        &(activation_scale_piece / 4),
+    );
+
+    let mut tera = tera::Tera::default();
+    tera.add_raw_templates(TEMPLATES.to_vec())
+        .map_err(|e| RenderError::Template(format!("{e:?}")))?;
+    let raw_source = tera
+        .render("module.cu.tera", &ctx)
+        .map_err(|e| RenderError::Template(format!("{e:?}")))?;
+    Ok(RenderedVariant {
+        canonical: canonical.clone(),
+        source: tidy(&raw_source),
+        kernels: KernelNames {
+            quantize: format!("mmq_quantize_activations_g{group}"),
+            raw: format!("{canonical}_raw"),
+            padded: format!("{canonical}_padded"),
+            combine,
+        },
+        shared_bytes: layout.total_bytes,
+        dynamic_shared,
+        threads: desc.threads(),
+    })
+}
+
+/// Trailing blanks off every line and at most one empty line in a row: what template whitespace leaves.
+fn tidy(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut blank_run = 0;
+    for line in source.lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            blank_run += 1;
+            if blank_run > 1 {
+                continue;
+            }
+        } else {
+            blank_run = 0;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.trim_start_matches('\n').to_string()
+}

@@ -1,0 +1,198 @@
+//! Which descriptions are legal, each refusal one sentence tied to the field at fault.
+//!
+//! The same function serves the `variant!` macro (a compile error at the field), the TOML loader and the
+//! runtime, so a rule is written once. Rules follow DECISIONS.md 2-4 and 9-10 and the shapes the templates
+//! can render; the shared-memory rule uses the renderer's own layout function.
+
+use crate::description::*;
+use crate::fields::FieldError;
+use crate::layout::shared_layout;
+
+/// Rows and tokens one warp-level instruction tile covers, per engine.
+pub const fn engine_tile(engine: Engine) -> (u32, u32) {
+    match engine {
+        // 32 lanes as 8 rows x 4 tokens.
+        Engine::Dp4a => (8, 4),
+        // mma.sync m16n8.
+        Engine::MmaK16 | Engine::MmaK32Fold => (16, 8),
+    }
+}
+
+/// Outputs one lane may own; beyond this the accumulators no longer fit the register file.
+pub const MAX_OUTPUTS_PER_LANE: u32 = 64;
+/// Threads per block CUDA allows.
+pub const MAX_THREADS: u32 = 1024;
+
+fn fail(field: &str, message: String) -> FieldError {
+    FieldError {
+        field: field.to_string(),
+        message,
+    }
+}
+
+/// Checks every rule; returns all violations (each names its field) or nothing.
+pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
+    let mut errors = Vec::new();
+    let check = |errors: &mut Vec<FieldError>, ok: bool, field: &str, message: String| {
+        if !ok {
+            errors.push(fail(field, message));
+        }
+    };
+
+    let name_ok = !desc.name.is_empty()
+        && desc
+            .name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+    check(
+        &mut errors,
+        name_ok,
+        "name",
+        format!(
+            "name \"{}\" must be non-empty and use only a-z, 0-9, '_' and '-'",
+            desc.name
+        ),
+    );
+    check(
+        &mut errors,
+        matches!(desc.kdr, 1 | 2 | 4 | 8),
+        "kdr",
+        format!(
+            "kdr must divide 8 (1, 2, 4 or 8) so that a stage window never crosses a super-block or a \
+             numerics segment; got {}",
+            desc.kdr
+        ),
+    );
+    check(
+        &mut errors,
+        !(desc.engine == Engine::MmaK32Fold && desc.mode == NumericsMode::F32Per16),
+        "mode",
+        "engine mma_k32_fold has no per-16 partial, so it cannot run mode f32_per16; use int_per32 or \
+         int_per256"
+            .to_string(),
+    );
+
+    let (tile_rows, tile_tokens) = engine_tile(desc.engine);
+    let warps = desc.warps_m.saturating_mul(desc.warps_n);
+    check(
+        &mut errors,
+        desc.warps_m >= 1 && desc.warps_n >= 1 && warps.saturating_mul(32) <= MAX_THREADS,
+        "warps_m",
+        format!(
+            "warps_m x warps_n must be between 1 and {} warps ({MAX_THREADS} threads); got {} x {}",
+            MAX_THREADS / 32,
+            desc.warps_m,
+            desc.warps_n
+        ),
+    );
+    let row_unit = desc.warps_m.max(1).saturating_mul(tile_rows);
+    check(
+        &mut errors,
+        desc.nbj >= 1 && desc.nbj.is_multiple_of(row_unit),
+        "nbj",
+        format!(
+            "nbj = {} does not split over {} warps of {tile_rows}-row {} tiles: nbj must be a multiple of \
+             {row_unit}",
+            desc.nbj, desc.warps_m, desc.engine
+        ),
+    );
+    let token_unit = desc.warps_n.max(1).saturating_mul(tile_tokens);
+    check(
+        &mut errors,
+        desc.tile_n >= 1 && desc.tile_n.is_multiple_of(token_unit),
+        "tile_n",
+        format!(
+            "tile_n = {} does not split over {} warps of {tile_tokens}-token {} tiles: tile_n must be a \
+             multiple of {token_unit}",
+            desc.tile_n, desc.warps_n, desc.engine
+        ),
+    );
+    if warps >= 1 && desc.nbj.is_multiple_of(row_unit) && desc.tile_n.is_multiple_of(token_unit) {
+        let per_lane = (desc.nbj / desc.warps_m) * (desc.tile_n / desc.warps_n) / 32;
+        check(
+        &mut errors,
+            per_lane <= MAX_OUTPUTS_PER_LANE,
+            "tile_n",
+            format!(
+                "a {} x {} warp tile gives each lane {per_lane} outputs; at most {MAX_OUTPUTS_PER_LANE} fit \
+                 in registers (lower nbj or tile_n, or add warps)",
+                desc.nbj / desc.warps_m,
+                desc.tile_n / desc.warps_n
+            ),
+        );
+    }
+    check(
+        &mut errors,
+        matches!(desc.ksplit, 1 | 2 | 4),
+        "ksplit",
+        format!(
+            "ksplit must be 1, 2 or 4 (each split takes whole {}-value segments); got {}",
+            SEGMENT_SUPERBLOCKS * SUPERBLOCK_K,
+            desc.ksplit
+        ),
+    );
+    check(
+        &mut errors,
+        !(desc.cp_async_plane.is_on() && desc.scale_fetch != ScaleFetch::Plane),
+        "cp_async_plane",
+        format!(
+            "cp_async_plane = {} needs scale_fetch = plane: only a precomputed plane is copied with cp.async",
+            desc.cp_async_plane
+        ),
+    );
+    let staged_scale_run = 2 * desc.kdr;
+    check(
+        &mut errors,
+        !(desc.cp_async_plane.bytes() > staged_scale_run
+            && desc.engine != Engine::MmaK32Fold
+            && desc.mode != NumericsMode::F32Per16),
+        "cp_async_plane",
+        format!(
+            "cp_async_plane = {} is wider than the {staged_scale_run} scale bytes a row has per window at kdr = \
+             {}: use a width of at most {staged_scale_run}, or a larger kdr",
+            desc.cp_async_plane, desc.kdr
+        ),
+    );
+    check(
+        &mut errors,
+        (1..=4).contains(&desc.stages),
+        "stages",
+        format!("stages must be 1, 2, 3 or 4; got {}", desc.stages),
+    );
+    check(
+        &mut errors,
+        desc.stages == 1 || desc.cp_async_activations.is_on() || desc.cp_async_plane.is_on(),
+        "stages",
+        format!(
+            "stages = {} overlaps copies with compute, so it needs cp_async_activations or cp_async_plane on",
+            desc.stages
+        ),
+    );
+    check(
+        &mut errors,
+        !desc.archs.is_empty(),
+        "archs",
+        "archs must name at least one of sm_80, sm_90".to_string(),
+    );
+    if errors.is_empty() {
+        let layout = shared_layout(desc);
+        for arch in desc.archs.iter() {
+            let limit = arch.max_shared_bytes_per_block();
+            check(
+        &mut errors,
+                layout.total_bytes <= limit,
+                "stages",
+                format!(
+                    "the tile needs {} bytes of shared memory over {} stages, more than {arch} allows one block \
+                     ({limit}); lower stages, kdr, nbj or tile_n",
+                    layout.total_bytes, desc.stages
+                ),
+            );
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}

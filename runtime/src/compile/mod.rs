@@ -1,0 +1,219 @@
+//! JIT compilation of rendered CUDA sources to cubins with NVRTC, plus the
+//! two things we want to know about a cubin before launching it: ptxas'
+//! resource report ([`report`]) and a SASS instruction census ([`sass`]).
+//!
+//! # Environment
+//!
+//! * `LD_LIBRARY_PATH` must hold the folder with `libnvrtc.so.13` **and**
+//!   `libnvrtc-builtins.so.13.0` (the pip wheel `nvidia-cuda-nvrtc==13.0.88`
+//!   puts both in `nvidia/cu13/lib`). cudarc `dlopen`s NVRTC by bare name,
+//!   and NVRTC itself `dlopen`s its builtins by bare name, so the folder has
+//!   to be on the loader path (an absolute-path `dlopen` of `libnvrtc.so.13`
+//!   fails every compile with "failed to open libnvrtc-builtins.so.13.0").
+//! * `cuobjdump` (for [`sass::sass_summary`]) is looked up at `$CUOBJDUMP`,
+//!   then on `PATH`, then in the folder named by `$NVDISASM_PATH`.
+//!   cuobjdump 13.5 disassembles sm_80/sm_90/sm_100/sm_120 cubins on its
+//!   own; it needs no nvdisasm. If `NVDISASM_PATH` is set, cuobjdump runs
+//!   `$NVDISASM_PATH/nvdisasm` instead of its built-in disassembler, and
+//!   fails (exit status 1, no message) when that one fails.
+//! * Tests: `MMQGEN_REQUIRE_NVRTC=1` / `MMQGEN_REQUIRE_CUOBJDUMP=1` turn a
+//!   missing tool from a visible `SKIPPED:` line into a test failure.
+//!   `source .ci/env.sh` sets all of the above.
+
+pub mod nvrtc;
+pub mod report;
+pub mod sass;
+
+pub use nvrtc::{
+    compile_cubin, nvrtc_available, nvrtc_version, supported_archs, CompiledCubin,
+    REQUIRED_NVRTC_MAJOR,
+};
+pub use report::{parse_ptxas_report, KernelResources};
+pub use sass::{find_cuobjdump, parse_sass, sass_summary, SassSummary, WidthCounts};
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while compiling a program or inspecting a
+/// cubin. Each variant displays as one sentence; long tool output (the full
+/// NVRTC log, cuobjdump's stderr) is kept in a field instead.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// No `libnvrtc` could be loaded; cudarc would panic on first use.
+    #[error(
+        "NVRTC is not installed: libnvrtc.so.13 was not found on the loader path \
+         (install nvidia-cuda-nvrtc==13.0.88 and add its lib folder to LD_LIBRARY_PATH)"
+    )]
+    NvrtcNotInstalled,
+
+    /// A `libnvrtc` was loaded, but not one of the major version we pin.
+    #[error(
+        "NVRTC {}.{} was loaded but NVRTC {}.x is required \
+         (put the lib folder of nvidia-cuda-nvrtc==13.0.88 first on LD_LIBRARY_PATH)",
+        found.0, found.1, REQUIRED_NVRTC_MAJOR
+    )]
+    WrongNvrtcVersion {
+        /// `(major, minor)` of the loaded library.
+        found: (i32, i32),
+    },
+
+    /// NVRTC is loaded but cannot open `libnvrtc-builtins.so.*`.
+    #[error(
+        "NVRTC could not load its builtins library: {first_line} \
+         (add the folder holding libnvrtc-builtins.so.13.0 to LD_LIBRARY_PATH)"
+    )]
+    NvrtcBuiltinsMissing {
+        /// NVRTC's own complaint.
+        first_line: String,
+        /// The full program log.
+        log: String,
+    },
+
+    /// The architecture string is not of the form `sm_<NN>[a|f]`.
+    #[error("'{arch}' is not a GPU architecture that can be compiled to a cubin: {reason}")]
+    InvalidArch {
+        /// The string as given.
+        arch: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// The architecture is well formed but this NVRTC cannot target it.
+    #[error(
+        "NVRTC {}.{} cannot target {arch}: it supports {}",
+        version.0, version.1, format_archs(supported)
+    )]
+    UnsupportedArch {
+        /// The architecture as given.
+        arch: String,
+        /// `(major, minor)` of the loaded NVRTC.
+        version: (i32, i32),
+        /// What it can target (`90` for sm_90).
+        supported: Vec<u32>,
+    },
+
+    /// Source or program name contains an interior NUL byte.
+    #[error("program '{program}' cannot be passed to NVRTC: its {what} contains a NUL byte")]
+    InvalidInput {
+        /// The program name as given.
+        program: String,
+        /// `"source"` or `"name"`.
+        what: &'static str,
+    },
+
+    /// NVRTC (front end or ptxas) rejected the program; `log` is the full log.
+    #[error("NVRTC rejected program '{program}': {first_error}")]
+    Rejected {
+        /// The program name as given.
+        program: String,
+        /// The NVRTC status name, e.g. `NVRTC_ERROR_COMPILATION`.
+        status: String,
+        /// The first error line of `log`, whitespace collapsed.
+        first_error: String,
+        /// The full program log.
+        log: String,
+    },
+
+    /// Any other NVRTC call failed.
+    #[error("NVRTC call {call} failed with {status}")]
+    NvrtcCall {
+        /// The NVRTC function.
+        call: &'static str,
+        /// The NVRTC status name.
+        status: String,
+    },
+
+    /// Writing the temporary cubin, or spawning cuobjdump.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// `$CUOBJDUMP` names something that is not a file.
+    #[error("CUOBJDUMP is set to '{}', which is not a file", path.display())]
+    CuobjdumpMisconfigured {
+        /// The value of `CUOBJDUMP`.
+        path: PathBuf,
+    },
+
+    /// cuobjdump ran and exited unsuccessfully.
+    #[error(
+        "cuobjdump ({}) failed with {status}: {first_line}{hint}",
+        tool.display()
+    )]
+    CuobjdumpFailed {
+        /// The cuobjdump that ran.
+        tool: PathBuf,
+        /// Its exit status.
+        status: String,
+        /// The first non-empty stderr line, or `no message`.
+        first_line: String,
+        /// Empty, or a parenthesised hint starting with a space.
+        hint: String,
+        /// Its full stderr.
+        stderr: String,
+    },
+}
+
+fn format_archs(archs: &[u32]) -> String {
+    archs
+        .iter()
+        .map(|a| format!("sm_{a}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Test-only policy for optional external tools: skip visibly, or fail when
+/// the matching `MMQGEN_REQUIRE_*=1` variable is set (CI sets both).
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::io::Write;
+
+    /// Writes straight to the process' stderr: libtest captures `print!`
+    /// and `eprint!` of passing tests, but not direct writes, so the line is
+    /// visible in a plain `cargo test` run.
+    fn visible(line: &str) {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
+
+    fn required(var: &str) -> bool {
+        std::env::var(var).is_ok_and(|v| v == "1")
+    }
+
+    /// `true` when NVRTC can be used; `false` (after printing a SKIPPED
+    /// line) when it cannot; panics when it cannot and
+    /// `MMQGEN_REQUIRE_NVRTC=1`.
+    pub(crate) fn nvrtc_or_skip(test: &str) -> bool {
+        if super::nvrtc_available() {
+            return true;
+        }
+        if required("MMQGEN_REQUIRE_NVRTC") {
+            panic!(
+                "{test}: MMQGEN_REQUIRE_NVRTC=1 but {}",
+                super::CompileError::NvrtcNotInstalled
+            );
+        }
+        visible(&format!(
+            "SKIPPED: NVRTC not found ({test}; set LD_LIBRARY_PATH, see .ci/env.sh)"
+        ));
+        false
+    }
+
+    /// Same policy for cuobjdump and `MMQGEN_REQUIRE_CUOBJDUMP`.
+    pub(crate) fn cuobjdump_or_skip(test: &str) -> bool {
+        match super::find_cuobjdump() {
+            Ok(Some(_)) => true,
+            Ok(None) if !required("MMQGEN_REQUIRE_CUOBJDUMP") => {
+                visible(&format!(
+                    "SKIPPED: cuobjdump not found ({test}; put it on PATH, see .ci/env.sh)"
+                ));
+                false
+            }
+            Ok(None) => panic!("{test}: MMQGEN_REQUIRE_CUOBJDUMP=1 but cuobjdump is not on PATH"),
+            Err(e) => panic!("{test}: {e}"),
+        }
+    }
+}

@@ -1,0 +1,1261 @@
+//! Loading a variant's cubin and launching it, exactly as docs/KERNELS.md describes the ABI.
+//!
+//! A [`LoadedVariant`] is one CUDA module (the cubin NVRTC made from the rendered source) with its four entry
+//! points: the activation quantizer, the matmul for each weight layout, and the split-K combine. A
+//! [`Workspace`] holds the quantized activations (and the split-K segment partials) between the kernels and is
+//! reused across calls, so a matmul allocates nothing.
+//!
+//! Every shape and buffer is checked before anything is queued, each refusal one sentence. Launches are
+//! asynchronous: a fault inside a kernel (a misaligned access, say) surfaces at the next synchronisation, which
+//! is why [`crate::parity`] synchronises after each kernel.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use cudarc::driver::sys::CUfunction_attribute_enum;
+use cudarc::driver::{
+    result::DriverError, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig,
+    PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+use mmqgen_codegen::{
+    canonical_name, shared_layout, NumericsMode, ScaleFetch, VariantDescription, SEGMENT_SUPERBLOCKS,
+    SUPERBLOCK_K,
+};
+use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
+use mmqgen_reference::activations::QuantizedActivations;
+use sha2::{Digest, Sha256};
+
+use crate::compile::{compile_cubin, nvrtc_version, CompileError};
+
+use crate::device::{describe_driver_error, guard, DeviceError, Gpu, DEFAULT_SHARED_BYTES_PER_BLOCK};
+use crate::weights::{Layout, PlaneKind, RegisteredWeights};
+
+/// Bit pattern written into buffers before a launch so that an output the kernel never wrote is recognisable (a
+/// quiet NaN no arithmetic produces: GPU arithmetic on NaN gives the canonical 0x7FFFFFFF).
+pub const POISON_BITS: u32 = 0xFFC0_DEAD;
+/// The poison byte for int8 activation quants: -128, which the quantizer never writes (it clamps to ±127).
+pub const POISON_Q: i8 = i8::MIN;
+
+/// K values per numerics segment (NUMERICS.md 4): 4 super-blocks of 256.
+pub const SEGMENT_K: usize = (SEGMENT_SUPERBLOCKS * SUPERBLOCK_K) as usize;
+/// Threads per block of the combine kernel (docs/KERNELS.md).
+pub const COMBINE_THREADS: u32 = 256;
+/// CUDA's limit on `gridDim.y` and `gridDim.z`.
+pub const MAX_GRID_YZ: u32 = 65_535;
+
+/// Number of segments of K (`ceil(K / 1024)`), the `nseg` of the split-K segment buffer.
+pub fn segment_count(k: usize) -> usize {
+    k.div_ceil(SEGMENT_K)
+}
+
+/// Why a call was refused before anything was queued. Each variant displays as one sentence.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    #[error("K = {k} is not a multiple of 256: q6_K weights come in super-blocks of 256 values")]
+    KNotMultiple { k: usize },
+    #[error("{what} = 0: a matmul needs at least one {unit}")]
+    Empty { what: &'static str, unit: &'static str },
+    #[error(
+        "{what} = {value} does not fit the kernels' 32-bit int arithmetic (it must stay at or below 2147483647)"
+    )]
+    TooLarge { what: String, value: usize },
+    #[error("{what} needs a grid of {blocks} blocks along {axis}, more than CUDA's limit of {limit}")]
+    Grid {
+        what: String,
+        axis: &'static str,
+        blocks: u64,
+        limit: u32,
+    },
+    #[error("the {buffer} buffer holds {len} values but {shape} needs {needed}")]
+    Buffer {
+        buffer: &'static str,
+        len: usize,
+        shape: String,
+        needed: usize,
+    },
+}
+
+/// Everything that can go wrong while loading or launching a variant. Each variant displays as one sentence.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error(transparent)]
+    Shape(#[from] ShapeError),
+
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+
+    #[error(
+        "the binary given for variant '{variant}' is not a cubin: it is {len} bytes and does not start with an \
+         ELF header (compile the source with compile::compile_cubin for a real sm_* architecture)"
+    )]
+    NotACubin { variant: String, len: usize },
+
+    #[error(
+        "loading the cubin of variant '{variant}' ({canonical}) on GPU {ordinal} ({arch}) failed with {}{hint}",
+        describe_driver_error(*source)
+    )]
+    Load {
+        variant: String,
+        canonical: String,
+        ordinal: usize,
+        arch: String,
+        /// Empty, or a parenthesised hint starting with a space.
+        hint: String,
+        #[source]
+        source: DriverError,
+    },
+
+    #[error(
+        "the cubin of variant '{variant}' has no kernel named '{kernel}', so the renderer and the launcher \
+         disagree on docs/KERNELS.md's entry points"
+    )]
+    MissingKernel { variant: String, kernel: String },
+
+    #[error(
+        "variant '{variant}' needs {dynamic} bytes of dynamic shared memory per block (plus {static_bytes} static \
+         bytes in {kernel}), but GPU {ordinal} ({gpu}) lets a block opt into at most {limit} bytes"
+    )]
+    SharedMemory {
+        variant: String,
+        kernel: String,
+        dynamic: u32,
+        static_bytes: u32,
+        limit: u32,
+        ordinal: usize,
+        gpu: String,
+    },
+
+    #[error(
+        "variant '{variant}' launches {threads} threads per block, but its kernel {kernel} can run at most \
+         {max} ({regs} registers per thread)"
+    )]
+    TooManyThreads {
+        variant: String,
+        kernel: String,
+        threads: u32,
+        max: u32,
+        regs: u32,
+    },
+
+    #[error(
+        "variant '{variant}' reads its scales from the {plane} plane, but the weights were registered without \
+         it (use RegisteredWeights::register_for, or add_plane for {mode})"
+    )]
+    MissingPlane {
+        variant: String,
+        plane: PlaneKind,
+        mode: NumericsMode,
+    },
+
+    #[error("{0}")]
+    Workspace(String),
+
+    #[error("{what} belongs to another CUDA context than variant '{variant}'; use one Gpu for everything")]
+    WrongContext { variant: String, what: &'static str },
+
+    #[error(
+        "launching {kernel} (grid ({}, {}, {}), block {}, {shared} bytes of dynamic shared memory) failed with {}",
+        grid.0, grid.1, grid.2, block, describe_driver_error(*source)
+    )]
+    Launch {
+        kernel: String,
+        grid: (u32, u32, u32),
+        block: u32,
+        shared: u32,
+        #[source]
+        source: DriverError,
+    },
+}
+
+impl LaunchError {
+    /// The driver's error code when a driver call failed.
+    pub fn driver_error(&self) -> Option<DriverError> {
+        match self {
+            LaunchError::Device(d) => d.driver_error(),
+            LaunchError::Load { source, .. } | LaunchError::Launch { source, .. } => Some(*source),
+            _ => None,
+        }
+    }
+}
+
+/// The entry-point names docs/KERNELS.md gives a variant's module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryPoints {
+    /// `mmq_quantize_activations_g{G}`.
+    pub quantize: String,
+    /// `{canonical}_raw`.
+    pub raw: String,
+    /// `{canonical}_padded`.
+    pub padded: String,
+    /// `{canonical}_combine`, only when `ksplit > 1`.
+    pub combine: Option<String>,
+}
+
+impl EntryPoints {
+    pub fn for_description(desc: &VariantDescription) -> EntryPoints {
+        let canonical = canonical_name(desc);
+        EntryPoints {
+            quantize: format!("mmq_quantize_activations_g{}", desc.mode.activation_group()),
+            raw: format!("{canonical}_raw"),
+            padded: format!("{canonical}_padded"),
+            combine: (desc.ksplit > 1).then(|| format!("{canonical}_combine")),
+        }
+    }
+
+    /// The matmul entry point for a weight layout.
+    pub fn matmul(&self, layout: Layout) -> &str {
+        match layout {
+            Layout::Raw => &self.raw,
+            Layout::Padded => &self.padded,
+        }
+    }
+}
+
+/// Dynamic shared memory of the matmul launch: the layout's total when it is over 48 KiB, else 0 (the kernel
+/// then declares its shared memory statically; docs/KERNELS.md).
+pub fn dynamic_shared_bytes(desc: &VariantDescription) -> u32 {
+    let total = shared_layout(desc).total_bytes;
+    if total > DEFAULT_SHARED_BYTES_PER_BLOCK {
+        total
+    } else {
+        0
+    }
+}
+
+fn fits_i32(what: impl Into<String>, value: usize) -> Result<i32, ShapeError> {
+    i32::try_from(value).map_err(|_| ShapeError::TooLarge {
+        what: what.into(),
+        value,
+    })
+}
+
+/// Checks a matmul shape: `K % 256 == 0`, `m, n >= 1`, and every size the kernels index with an `int` fits one.
+/// Returns `(m, n, k)` as the kernels' `int` arguments.
+pub fn check_shape(m: usize, n: usize, k: usize) -> Result<(i32, i32, i32), ShapeError> {
+    if m == 0 {
+        return Err(ShapeError::Empty {
+            what: "m",
+            unit: "weight row",
+        });
+    }
+    if n == 0 {
+        return Err(ShapeError::Empty {
+            what: "n",
+            unit: "token",
+        });
+    }
+    if k == 0 {
+        return Err(ShapeError::Empty {
+            what: "K",
+            unit: "super-block of 256 values",
+        });
+    }
+    if !k.is_multiple_of(256) {
+        return Err(ShapeError::KNotMultiple { k });
+    }
+    let mi = fits_i32("m", m)?;
+    let ni = fits_i32("n", n)?;
+    let ki = fits_i32("K", k)?;
+    fits_i32(format!("n * K (n = {n}, K = {k})"), n.saturating_mul(k))?;
+    fits_i32(format!("n * m (n = {n}, m = {m})"), n.saturating_mul(m))?;
+    fits_i32(
+        format!("m * K / 256 * 224 weight bytes (m = {m}, K = {k})"),
+        m.saturating_mul(k / 256).saturating_mul(224),
+    )?;
+    Ok((mi, ni, ki))
+}
+
+/// The split-K segment buffer's length, `nseg * n * m`, checked against 32-bit indexing.
+pub fn segment_len(m: usize, n: usize, k: usize) -> Result<usize, ShapeError> {
+    let len = segment_count(k).saturating_mul(n).saturating_mul(m);
+    fits_i32(
+        format!("the segment buffer's nseg * n * m (nseg = {}, n = {n}, m = {m})", segment_count(k)),
+        len,
+    )?;
+    Ok(len)
+}
+
+/// The quantizer's launch: `grid = (K/G, n)`, `block = G` for G = 32 and 32 threads (8 values each) for G = 256.
+pub fn quantizer_config(n: usize, k: usize, group: u32) -> Result<LaunchConfig, ShapeError> {
+    let g = group as usize;
+    if group == 0 || !k.is_multiple_of(g) {
+        return Err(ShapeError::KNotMultiple { k });
+    }
+    if n as u64 > MAX_GRID_YZ as u64 {
+        return Err(ShapeError::Grid {
+            what: format!("quantizing n = {n} tokens"),
+            axis: "y",
+            blocks: n as u64,
+            limit: MAX_GRID_YZ,
+        });
+    }
+    // 32 threads either way: one value per lane for G = 32, eight consecutive values per lane for G = 256.
+    Ok(LaunchConfig {
+        grid_dim: ((k / g) as u32, n as u32, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
+/// The matmul launch: `grid = (ceil(m / nbj), ceil(n / tile_n), ksplit)`, `block = 32 * warps_m * warps_n`.
+pub fn matmul_config(
+    desc: &VariantDescription,
+    m: usize,
+    n: usize,
+    dynamic_shared: u32,
+) -> Result<LaunchConfig, ShapeError> {
+    let gx = m.div_ceil(desc.nbj.max(1) as usize) as u64;
+    let gy = n.div_ceil(desc.tile_n.max(1) as usize) as u64;
+    if gx > i32::MAX as u64 {
+        return Err(ShapeError::Grid {
+            what: format!("m = {m} weight rows in tiles of {}", desc.nbj),
+            axis: "x",
+            blocks: gx,
+            limit: i32::MAX as u32,
+        });
+    }
+    if gy > MAX_GRID_YZ as u64 {
+        return Err(ShapeError::Grid {
+            what: format!("n = {n} tokens in tiles of {}", desc.tile_n),
+            axis: "y",
+            blocks: gy,
+            limit: MAX_GRID_YZ,
+        });
+    }
+    if desc.ksplit as u64 > MAX_GRID_YZ as u64 {
+        return Err(ShapeError::Grid {
+            what: format!("ksplit = {}", desc.ksplit),
+            axis: "z",
+            blocks: desc.ksplit as u64,
+            limit: MAX_GRID_YZ,
+        });
+    }
+    Ok(LaunchConfig {
+        grid_dim: (gx as u32, gy as u32, desc.ksplit.max(1)),
+        block_dim: (desc.threads(), 1, 1),
+        shared_mem_bytes: dynamic_shared,
+    })
+}
+
+/// The combine launch: `grid = ceil(n * m / 256)`, 256 threads.
+pub fn combine_config(m: usize, n: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: ((n * m).div_ceil(COMBINE_THREADS as usize) as u32, 1, 1),
+        block_dim: (COMBINE_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+fn check_buffer(buffer: &'static str, len: usize, needed: usize, shape: impl FnOnce() -> String) -> Result<(), ShapeError> {
+    if len < needed {
+        Err(ShapeError::Buffer {
+            buffer,
+            len,
+            shape: shape(),
+            needed,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// What the driver says about one loaded kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelInfo {
+    pub name: String,
+    pub registers: u32,
+    /// Local memory per thread (spills and stack), bytes.
+    pub local_bytes: u32,
+    pub static_shared_bytes: u32,
+    /// The most threads per block this kernel can launch with (register-limited).
+    pub max_threads: u32,
+    /// `90` for an sm_90 cubin.
+    pub binary_version: u32,
+}
+
+fn kernel_info(func: &CudaFunction, name: &str) -> Result<KernelInfo, DeviceError> {
+    let attr = |a: CUfunction_attribute_enum, what: &str| -> Result<u32, DeviceError> {
+        func.get_attribute(a)
+            .map(|v| v.max(0) as u32)
+            .map_err(|e| DeviceError::cuda(format!("reading {what} of kernel {name}"), e))
+    };
+    use CUfunction_attribute_enum::*;
+    Ok(KernelInfo {
+        name: name.to_string(),
+        registers: attr(CU_FUNC_ATTRIBUTE_NUM_REGS, "the register count")?,
+        local_bytes: attr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "the local memory size")?,
+        static_shared_bytes: attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "the static shared memory size")?,
+        max_threads: attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "the thread limit")?,
+        binary_version: attr(CU_FUNC_ATTRIBUTE_BINARY_VERSION, "the binary version")?,
+    })
+}
+
+struct Kernel {
+    func: CudaFunction,
+    info: KernelInfo,
+}
+
+/// A variant's CUDA module, loaded on one GPU, with its entry points and launch geometry.
+pub struct LoadedVariant {
+    desc: VariantDescription,
+    canonical: String,
+    entry: EntryPoints,
+    ctx: Arc<CudaContext>,
+    _module: Arc<CudaModule>,
+    quantize: Kernel,
+    raw: Kernel,
+    padded: Kernel,
+    combine: Option<Kernel>,
+    dynamic_shared: u32,
+    group: u32,
+    gpu_name: String,
+    ordinal: usize,
+}
+
+impl std::fmt::Debug for LoadedVariant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedVariant")
+            .field("name", &self.desc.name)
+            .field("canonical", &self.canonical)
+            .field("entry", &self.entry)
+            .field("dynamic_shared", &self.dynamic_shared)
+            .finish_non_exhaustive()
+    }
+}
+
+fn load_hint(e: DriverError) -> String {
+    use cudarc::driver::sys::CUresult::*;
+    match e.0 {
+        CUDA_ERROR_NO_BINARY_FOR_GPU => {
+            " (the cubin was compiled for another architecture than this GPU's)".to_string()
+        }
+        CUDA_ERROR_UNSUPPORTED_PTX_VERSION | CUDA_ERROR_INVALID_PTX => {
+            " (the cubin is newer than this driver: compile with NVRTC 13.0 for driver 580)".to_string()
+        }
+        CUDA_ERROR_INVALID_IMAGE | CUDA_ERROR_INVALID_SOURCE => {
+            " (the bytes are not a valid cubin for this driver)".to_string()
+        }
+        _ => String::new(),
+    }
+}
+
+impl LoadedVariant {
+    /// Loads `cubin` (compiled from `desc`'s rendered source for this GPU's architecture) and finds the entry
+    /// points docs/KERNELS.md names; raises the matmul kernels' dynamic shared memory limit when the layout needs
+    /// more than 48 KiB, and refuses a variant this GPU cannot launch.
+    pub fn load(gpu: &Gpu, desc: &VariantDescription, cubin: &[u8]) -> Result<LoadedVariant, LaunchError> {
+        Self::load_with(gpu, desc, cubin, EntryPoints::for_description(desc), dynamic_shared_bytes(desc))
+    }
+
+    /// [`Self::load`] with the entry points and dynamic shared memory given (what the renderer reports).
+    pub fn load_with(
+        gpu: &Gpu,
+        desc: &VariantDescription,
+        cubin: &[u8],
+        entry: EntryPoints,
+        dynamic_shared: u32,
+    ) -> Result<LoadedVariant, LaunchError> {
+        let variant = desc.name.to_string();
+        if cubin.len() < 4 || &cubin[..4] != b"\x7fELF" {
+            return Err(LaunchError::NotACubin {
+                variant,
+                len: cubin.len(),
+            });
+        }
+        let canonical = canonical_name(desc);
+        let info = gpu.info();
+        let ctx = gpu.context().clone();
+        let module = guard("loading a cubin", || {
+            ctx.load_module(Ptx::from_binary(cubin.to_vec()))
+                .map_err(|e| DeviceError::cuda("cuModuleLoadData", e))
+        })
+        .map_err(|e| match e.driver_error() {
+            Some(source) => LaunchError::Load {
+                variant: variant.clone(),
+                canonical: canonical.clone(),
+                ordinal: info.ordinal,
+                arch: info.arch.clone(),
+                hint: load_hint(source),
+                source,
+            },
+            None => LaunchError::Device(e),
+        })?;
+
+        let find = |name: &str| -> Result<Kernel, LaunchError> {
+            if name.contains('\0') {
+                return Err(LaunchError::MissingKernel {
+                    variant: variant.clone(),
+                    kernel: name.escape_default().to_string(),
+                });
+            }
+            let func = module.load_function(name).map_err(|e| {
+                if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND {
+                    LaunchError::MissingKernel {
+                        variant: variant.clone(),
+                        kernel: name.to_string(),
+                    }
+                } else {
+                    DeviceError::cuda(format!("finding kernel {name} in the module"), e).into()
+                }
+            })?;
+            let info = kernel_info(&func, name)?;
+            Ok(Kernel { func, info })
+        };
+        let quantize = find(&entry.quantize)?;
+        let raw = find(&entry.raw)?;
+        let padded = find(&entry.padded)?;
+        let combine = entry.combine.as_deref().map(find).transpose()?;
+        if desc.ksplit > 1 && combine.is_none() {
+            return Err(LaunchError::MissingKernel {
+                variant,
+                kernel: format!("{canonical}_combine"),
+            });
+        }
+
+        // Threads: the matmul block, the quantizer's 32 and the combine's 256 must all be launchable.
+        let mut checks: Vec<(&Kernel, u32)> = vec![
+            (&raw, desc.threads()),
+            (&padded, desc.threads()),
+            (&quantize, 32),
+        ];
+        if let Some(c) = &combine {
+            checks.push((c, COMBINE_THREADS));
+        }
+        for (k, threads) in checks {
+            if threads > k.info.max_threads {
+                return Err(LaunchError::TooManyThreads {
+                    variant,
+                    kernel: k.info.name.clone(),
+                    threads,
+                    max: k.info.max_threads,
+                    regs: k.info.registers,
+                });
+            }
+        }
+
+        // Shared memory: static + dynamic within the opt-in limit; raise the attribute above 48 KiB.
+        for k in [&raw, &padded] {
+            let total = k.info.static_shared_bytes as u64 + dynamic_shared as u64;
+            if total > info.max_shared_per_block_optin as u64 {
+                return Err(LaunchError::SharedMemory {
+                    variant,
+                    kernel: k.info.name.clone(),
+                    dynamic: dynamic_shared,
+                    static_bytes: k.info.static_shared_bytes,
+                    limit: info.max_shared_per_block_optin,
+                    ordinal: info.ordinal,
+                    gpu: info.name.clone(),
+                });
+            }
+            if dynamic_shared > 0 {
+                ctx.bind_to_thread()
+                    .map_err(|e| DeviceError::cuda("binding the context to this thread", e))?;
+                k.func
+                    .set_attribute(
+                        CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        dynamic_shared as i32,
+                    )
+                    .map_err(|e| {
+                        DeviceError::cuda(
+                            format!(
+                                "raising the dynamic shared memory limit of {} to {dynamic_shared} bytes",
+                                k.info.name
+                            ),
+                            e,
+                        )
+                    })?;
+            }
+        }
+
+        Ok(LoadedVariant {
+            desc: desc.clone(),
+            canonical,
+            entry,
+            ctx,
+            _module: module,
+            quantize,
+            raw,
+            padded,
+            combine,
+            dynamic_shared,
+            group: desc.mode.activation_group(),
+            gpu_name: info.name.clone(),
+            ordinal: info.ordinal,
+        })
+    }
+
+    pub fn description(&self) -> &VariantDescription {
+        &self.desc
+    }
+
+    /// The declared name.
+    pub fn name(&self) -> &str {
+        &self.desc.name
+    }
+
+    pub fn canonical(&self) -> &str {
+        &self.canonical
+    }
+
+    pub fn entry_points(&self) -> &EntryPoints {
+        &self.entry
+    }
+
+    /// Dynamic shared memory of each matmul launch (0 when the kernel's shared memory is static).
+    pub fn dynamic_shared_bytes(&self) -> u32 {
+        self.dynamic_shared
+    }
+
+    /// Activation group size G.
+    pub fn group(&self) -> u32 {
+        self.group
+    }
+
+    /// What the driver says about each kernel: quantizer, raw, padded, then combine when there is one.
+    pub fn kernels(&self) -> Vec<&KernelInfo> {
+        let mut v = vec![&self.quantize.info, &self.raw.info, &self.padded.info];
+        if let Some(c) = &self.combine {
+            v.push(&c.info);
+        }
+        v
+    }
+
+    fn same_context(&self, what: &'static str, ctx: &Arc<CudaContext>) -> Result<(), LaunchError> {
+        if **ctx == *self.ctx {
+            Ok(())
+        } else {
+            Err(LaunchError::WrongContext {
+                variant: self.desc.name.to_string(),
+                what,
+            })
+        }
+    }
+
+    /// Queues the activation quantizer: `x` (`[n][K]` f32) into the workspace's `q` and `d`.
+    pub fn quantize_activations(
+        &self,
+        x: &CudaSlice<f32>,
+        n: usize,
+        k: usize,
+        stream: &Arc<CudaStream>,
+        ws: &mut Workspace,
+    ) -> Result<(), LaunchError> {
+        let (_, ni, ki) = check_shape(1, n, k)?;
+        self.same_context("the stream", stream.context())?;
+        self.same_context("the activations", x.context())?;
+        self.same_context("the workspace", ws.act_q.context())?;
+        check_buffer("activations", x.len(), n * k, || format!("n = {n} tokens of K = {k}"))?;
+        ws.check_activations(n, k, self.group)?;
+        let cfg = quantizer_config(n, k, self.group)?;
+        ws.quantized = None;
+        let kernel = &self.quantize;
+        let mut b = stream.launch_builder(&kernel.func);
+        b.arg(x).arg(&mut ws.act_q).arg(&mut ws.act_d).arg(&ni).arg(&ki);
+        // SAFETY: the argument list is the ABI of mmq_quantize_activations_g{G} (docs/KERNELS.md); every buffer
+        // was checked above to hold what the grid touches: x >= n*K, q >= n*K, d >= n*K/G.
+        launch(&kernel.info.name, cfg, || unsafe { b.launch(cfg) })?;
+        ws.quantized = Some((n, k, self.group));
+        Ok(())
+    }
+
+    /// Queues the whole matmul: the activation quantizer, the matmul entry point for the weights' layout, and
+    /// the combine when `ksplit > 1`. `x` is `[n][K]` f32, `out` `[n][m]` f32 (overwritten).
+    pub fn matmul(
+        &self,
+        weights: &RegisteredWeights,
+        x: &CudaSlice<f32>,
+        out: &mut CudaSlice<f32>,
+        n: usize,
+        stream: &Arc<CudaStream>,
+        ws: &mut Workspace,
+    ) -> Result<(), LaunchError> {
+        // Check everything before queueing anything.
+        self.check_matmul(weights, out.len(), n, ws)?;
+        self.quantize_activations(x, n, weights.k(), stream, ws)?;
+        self.matmul_quantized(weights, out, n, stream, ws)
+    }
+
+    fn check_matmul(
+        &self,
+        weights: &RegisteredWeights,
+        out_len: usize,
+        n: usize,
+        ws: &Workspace,
+    ) -> Result<(), LaunchError> {
+        let (m, k) = (weights.m(), weights.k());
+        check_shape(m, n, k)?;
+        check_buffer("output", out_len, n * m, || format!("n = {n} tokens by m = {m} rows"))?;
+        ws.check_activations(n, k, self.group)?;
+        if self.desc.ksplit > 1 {
+            ws.check_segments(m, n, k)?;
+        }
+        if self.desc.scale_fetch == ScaleFetch::Plane && weights.plane_for(self.desc.mode).is_none() {
+            return Err(LaunchError::MissingPlane {
+                variant: self.desc.name.to_string(),
+                plane: PlaneKind::for_mode(self.desc.mode),
+                mode: self.desc.mode,
+            });
+        }
+        Ok(())
+    }
+
+    /// Queues the matmul entry point (and the combine) on activations the workspace already holds quantized
+    /// (by [`Self::quantize_activations`] for the same `n` and K).
+    pub fn matmul_quantized(
+        &self,
+        weights: &RegisteredWeights,
+        out: &mut CudaSlice<f32>,
+        n: usize,
+        stream: &Arc<CudaStream>,
+        ws: &mut Workspace,
+    ) -> Result<(), LaunchError> {
+        self.matmul_entry(weights, out, n, stream, ws)?;
+        if self.desc.ksplit > 1 {
+            self.combine(weights.m(), n, weights.k(), out, stream, ws)?;
+        }
+        Ok(())
+    }
+
+    /// Queues only the matmul entry point for the weights' layout (for split-K variants it writes the segment
+    /// partials into the workspace, and [`Self::combine`] must follow). [`Self::matmul_quantized`] does both.
+    pub fn matmul_entry(
+        &self,
+        weights: &RegisteredWeights,
+        out: &mut CudaSlice<f32>,
+        n: usize,
+        stream: &Arc<CudaStream>,
+        ws: &mut Workspace,
+    ) -> Result<(), LaunchError> {
+        let (m, k) = (weights.m(), weights.k());
+        let (mi, ni, ki) = check_shape(m, n, k)?;
+        self.check_matmul(weights, out.len(), n, ws)?;
+        self.same_context("the stream", stream.context())?;
+        self.same_context("the weights", weights.bytes().context())?;
+        self.same_context("the output", out.context())?;
+        self.same_context("the workspace", ws.act_q.context())?;
+        ws.check_quantized(n, k, self.group)?;
+        let cfg = matmul_config(&self.desc, m, n, self.dynamic_shared)?;
+        let kernel = match weights.layout() {
+            Layout::Raw => &self.raw,
+            Layout::Padded => &self.padded,
+        };
+        let null: u64 = 0;
+        let plane = if self.desc.scale_fetch == ScaleFetch::Plane {
+            weights.plane_for(self.desc.mode)
+        } else {
+            None
+        };
+        let mut b = stream.launch_builder(&kernel.func);
+        b.arg(weights.bytes());
+        match plane {
+            Some(p) => b.arg(p),
+            None => b.arg(&null),
+        };
+        b.arg(&ws.act_q).arg(&ws.act_d).arg(&mut *out);
+        match (self.desc.ksplit > 1, ws.segments.as_mut()) {
+            (true, Some(s)) => b.arg(s),
+            _ => b.arg(&null),
+        };
+        b.arg(&mi).arg(&ni).arg(&ki);
+        // SAFETY: the argument list is docs/KERNELS.md's ARGS; check_matmul verified the output (n*m), the
+        // quantized activations (n*K, n*K/G), the segment buffer (nseg*n*m when ksplit > 1) and the plane; the
+        // weights hold m*K/256 blocks of their layout by construction.
+        launch(&kernel.info.name, cfg, || unsafe { b.launch(cfg) })
+    }
+
+    /// Queues only the split-K combine: the workspace's segment partials into `out` (`[n][m]`).
+    pub fn combine(
+        &self,
+        m: usize,
+        n: usize,
+        k: usize,
+        out: &mut CudaSlice<f32>,
+        stream: &Arc<CudaStream>,
+        ws: &Workspace,
+    ) -> Result<(), LaunchError> {
+        let (mi, ni, ki) = check_shape(m, n, k)?;
+        let Some(combine) = self.combine.as_ref() else {
+            return Err(LaunchError::MissingKernel {
+                variant: self.desc.name.to_string(),
+                kernel: format!("{}_combine", self.canonical),
+            });
+        };
+        check_buffer("output", out.len(), n * m, || format!("n = {n} tokens by m = {m} rows"))?;
+        ws.check_segments(m, n, k)?;
+        self.same_context("the stream", stream.context())?;
+        self.same_context("the output", out.context())?;
+        let segments = ws.segments.as_ref().expect("check_segments found the segment buffer");
+        let cfg = combine_config(m, n);
+        let mut b = stream.launch_builder(&combine.func);
+        b.arg(segments).arg(&mut *out).arg(&mi).arg(&ni).arg(&ki);
+        // SAFETY: the combine's ABI (docs/KERNELS.md); the segments hold nseg*n*m values and out n*m.
+        launch(&combine.info.name, cfg, || unsafe { b.launch(cfg) })
+    }
+
+    /// One line for logs.
+    pub fn summary(&self) -> String {
+        let kernels: Vec<String> = self
+            .kernels()
+            .iter()
+            .map(|k| {
+                format!(
+                    "{} ({} regs, {} B local, {} B static smem)",
+                    k.name, k.registers, k.local_bytes, k.static_shared_bytes
+                )
+            })
+            .collect();
+        format!(
+            "variant '{}' ({}) on GPU {} ({}): {} B dynamic smem; {}",
+            self.desc.name,
+            self.canonical,
+            self.ordinal,
+            self.gpu_name,
+            self.dynamic_shared,
+            kernels.join(", ")
+        )
+    }
+}
+
+fn launch<T>(
+    kernel: &str,
+    cfg: LaunchConfig,
+    f: impl FnOnce() -> Result<T, DriverError>,
+) -> Result<(), LaunchError> {
+    let result = guard("launching a kernel", || f().map_err(|e| DeviceError::cuda("launch", e)));
+    match result {
+        Ok(_) => Ok(()),
+        Err(DeviceError::Cuda { source, .. }) => Err(LaunchError::Launch {
+            kernel: kernel.to_string(),
+            grid: cfg.grid_dim,
+            block: cfg.block_dim.0,
+            shared: cfg.shared_mem_bytes,
+            source,
+        }),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Why a variant could not be built (rendered, compiled and loaded). Each variant displays as one sentence.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("rendering variant '{variant}' failed: {source}")]
+    Render {
+        variant: String,
+        #[source]
+        source: RenderError,
+    },
+    #[error("compiling variant '{variant}' for {arch} failed: {source}")]
+    Compile {
+        variant: String,
+        arch: String,
+        #[source]
+        source: CompileError,
+    },
+    #[error("the cubin cache file {}: {source}", path.display())]
+    Cache {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Load(#[from] LaunchError),
+}
+
+/// How a variant was built, for reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BuildInfo {
+    pub canonical: String,
+    pub arch: String,
+    /// Milliseconds spent rendering and compiling (0 for the compile when the cubin came from the cache).
+    pub compile_ms: f64,
+    pub from_cache: bool,
+    pub cubin_bytes: usize,
+}
+
+/// The dynamic shared memory the renderer says its matmul kernels declare (0 when static).
+pub fn rendered_dynamic_shared(rendered: &RenderedVariant) -> u32 {
+    if rendered.dynamic_shared {
+        rendered.shared_bytes
+    } else {
+        0
+    }
+}
+
+/// The entry points the renderer names.
+pub fn rendered_entry_points(rendered: &RenderedVariant) -> EntryPoints {
+    EntryPoints {
+        quantize: rendered.kernels.quantize.clone(),
+        raw: rendered.kernels.raw.clone(),
+        padded: rendered.kernels.padded.clone(),
+        combine: rendered.kernels.combine.clone(),
+    }
+}
+
+fn cache_path(dir: &Path, canonical: &str, arch: &str, nvrtc: (i32, i32), source: &str) -> PathBuf {
+    let digest = Sha256::digest(source.as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    dir.join(format!("{canonical}-{arch}-nvrtc{}.{}-{hex}.cubin", nvrtc.0, nvrtc.1))
+}
+
+/// Renders `desc`, compiles it with NVRTC for this GPU's architecture (or takes the cubin from `cache_dir`,
+/// keyed by canonical name, architecture, NVRTC version and a hash of the source) and loads it.
+pub fn build_variant(
+    gpu: &Gpu,
+    desc: &VariantDescription,
+    cache_dir: Option<&Path>,
+) -> Result<(LoadedVariant, BuildInfo), BuildError> {
+    let start = Instant::now();
+    let variant = desc.name.to_string();
+    let arch = gpu.arch().to_string();
+    let rendered = render(desc).map_err(|source| BuildError::Render {
+        variant: variant.clone(),
+        source,
+    })?;
+    let compile_err = |source| BuildError::Compile {
+        variant: variant.clone(),
+        arch: arch.clone(),
+        source,
+    };
+    let cached = match cache_dir {
+        Some(dir) => {
+            let nvrtc = nvrtc_version().map_err(compile_err)?;
+            let path = cache_path(dir, &rendered.canonical, &arch, nvrtc, &rendered.source);
+            match std::fs::read(&path) {
+                Ok(bytes) if bytes.starts_with(b"\x7fELF") => (Some(bytes), Some(path)),
+                Ok(_) => (None, Some(path)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, Some(path)),
+                Err(source) => return Err(BuildError::Cache { path, source }),
+            }
+        }
+        None => (None, None),
+    };
+    let (cubin, from_cache) = match cached {
+        (Some(bytes), _) => (bytes, true),
+        (None, path) => {
+            let program = format!("{}.cu", rendered.canonical);
+            let compiled = compile_cubin(&rendered.source, &program, &arch, false).map_err(compile_err)?;
+            if let Some(path) = path {
+                let tmp = path.with_extension(format!("cubin.tmp{}", std::process::id()));
+                std::fs::write(&tmp, &compiled.cubin)
+                    .and_then(|()| std::fs::rename(&tmp, &path))
+                    .map_err(|source| BuildError::Cache { path, source })?;
+            }
+            (compiled.cubin, false)
+        }
+    };
+    let compile_ms = start.elapsed().as_secs_f64() * 1e3;
+    let loaded = LoadedVariant::load_with(
+        gpu,
+        desc,
+        &cubin,
+        rendered_entry_points(&rendered),
+        rendered_dynamic_shared(&rendered),
+    )?;
+    Ok((
+        loaded,
+        BuildInfo {
+            canonical: rendered.canonical,
+            arch,
+            compile_ms,
+            from_cache,
+            cubin_bytes: cubin.len(),
+        },
+    ))
+}
+
+/// Device buffers between the kernels, reused across calls: the quantized activations (`q [n][K]` int8,
+/// `d [n][K/G]` f32) and, for split-K variants, the segment partials (`f32 [nseg][n][m]`).
+#[derive(Debug)]
+pub struct Workspace {
+    max_m: usize,
+    max_n: usize,
+    max_k: usize,
+    act_q: CudaSlice<i8>,
+    act_d: CudaSlice<f32>,
+    segments: Option<CudaSlice<f32>>,
+    /// `(n, K, G)` of the activations `act_q`/`act_d` hold now.
+    quantized: Option<(usize, usize, u32)>,
+}
+
+impl Workspace {
+    /// A workspace for any call of `variant` with `m <= max_m`, `n <= max_n`, `K <= max_k`.
+    pub fn new(
+        gpu: &Gpu,
+        variant: &LoadedVariant,
+        max_m: usize,
+        max_n: usize,
+        max_k: usize,
+    ) -> Result<Workspace, LaunchError> {
+        Self::for_description(gpu.stream(), variant.description(), max_m, max_n, max_k)
+    }
+
+    /// A workspace sized for `desc`'s activation group and split-K, on `stream`.
+    pub fn for_description(
+        stream: &Arc<CudaStream>,
+        desc: &VariantDescription,
+        max_m: usize,
+        max_n: usize,
+        max_k: usize,
+    ) -> Result<Workspace, LaunchError> {
+        check_shape(max_m, max_n, max_k)?;
+        let group = desc.mode.activation_group() as usize;
+        fn alloc_err(what: &'static str, len: usize) -> impl FnOnce(DriverError) -> DeviceError {
+            move |e| DeviceError::cuda(format!("allocating the workspace's {what} ({len} elements)"), e)
+        }
+        let q_len = max_n * max_k;
+        let d_len = max_n * max_k / group;
+        let act_q = stream.alloc_zeros::<i8>(q_len).map_err(alloc_err("activation quants", q_len))?;
+        let act_d = stream.alloc_zeros::<f32>(d_len).map_err(alloc_err("activation scales", d_len))?;
+        let segments = if desc.ksplit > 1 {
+            let len = segment_len(max_m, max_n, max_k)?;
+            Some(stream.alloc_zeros::<f32>(len).map_err(alloc_err("segment partials", len))?)
+        } else {
+            None
+        };
+        Ok(Workspace {
+            max_m,
+            max_n,
+            max_k,
+            act_q,
+            act_d,
+            segments,
+            quantized: None,
+        })
+    }
+
+    fn check_activations(&self, n: usize, k: usize, group: u32) -> Result<(), LaunchError> {
+        let g = group as usize;
+        if n * k > self.act_q.len() || n * (k / g) > self.act_d.len() {
+            return Err(LaunchError::Workspace(format!(
+                "the workspace holds {} activation quants and {} scales, but n = {n} tokens of K = {k} in groups \
+                 of {g} need {} and {}: make a Workspace for the larger shape (it was made for n <= {}, K <= {})",
+                self.act_q.len(),
+                self.act_d.len(),
+                n * k,
+                n * (k / g),
+                self.max_n,
+                self.max_k
+            )));
+        }
+        Ok(())
+    }
+
+    fn check_quantized(&self, n: usize, k: usize, group: u32) -> Result<(), LaunchError> {
+        match self.quantized {
+            Some(q) if q == (n, k, group) => Ok(()),
+            Some((qn, qk, qg)) => Err(LaunchError::Workspace(format!(
+                "the workspace holds activations quantized for n = {qn}, K = {qk} in groups of {qg}, but this \
+                 matmul is n = {n}, K = {k} in groups of {group}: quantize them first"
+            ))),
+            None => Err(LaunchError::Workspace(
+                "the workspace holds no quantized activations: call quantize_activations first".into(),
+            )),
+        }
+    }
+
+    fn check_segments(&self, m: usize, n: usize, k: usize) -> Result<(), LaunchError> {
+        let needed = segment_len(m, n, k)?;
+        let have = self.segments.as_ref().map_or(0, |s| s.len());
+        if needed > have {
+            return Err(LaunchError::Workspace(format!(
+                "the workspace holds {have} segment partials, but a split-K matmul of m = {m}, n = {n}, K = {k} \
+                 needs {needed}: make the Workspace for this split-K variant and a large enough shape (it was \
+                 made for m <= {}, n <= {}, K <= {})",
+                self.max_m, self.max_n, self.max_k
+            )));
+        }
+        Ok(())
+    }
+
+    /// Copies the quantized activations back (after the quantizer ran for `n` tokens of K), waiting for the
+    /// stream. They are the GPU's `q [n][K]` and `d [n][K/G]`, for comparing with the reference's.
+    pub fn read_quantized(&self, stream: &Arc<CudaStream>) -> Result<QuantizedActivations, LaunchError> {
+        let Some((n, k, group)) = self.quantized else {
+            return Err(LaunchError::Workspace(
+                "the workspace holds no quantized activations to read: run the quantizer first".into(),
+            ));
+        };
+        let g = group as usize;
+        let q = read_prefix(stream, &self.act_q, n * k, "the activation quants")?;
+        let d = read_prefix(stream, &self.act_d, n * (k / g), "the activation scales")?;
+        Ok(QuantizedActivations { q, d, n, k, group: g })
+    }
+
+    /// Fills the whole workspace with poison (quants [`POISON_Q`], scales and segments [`POISON_BITS`]) so that
+    /// a value a kernel never wrote shows. Allocates host staging; for checks, not for the hot path.
+    pub fn poison(&mut self, stream: &Arc<CudaStream>) -> Result<(), LaunchError> {
+        self.quantized = None;
+        let q = vec![POISON_Q; self.act_q.len()];
+        stream
+            .memcpy_htod(&q, &mut self.act_q)
+            .map_err(|e| DeviceError::cuda("poisoning the activation quants", e))?;
+        poison_f32(stream, &mut self.act_d, "the activation scales")?;
+        if let Some(s) = self.segments.as_mut() {
+            poison_f32(stream, s, "the segment partials")?;
+        }
+        Ok(())
+    }
+
+    /// The segment partials buffer (split-K variants only).
+    pub fn segments(&self) -> Option<&CudaSlice<f32>> {
+        self.segments.as_ref()
+    }
+}
+
+/// Fills `buf` with [`POISON_BITS`].
+pub fn poison_f32(stream: &Arc<CudaStream>, buf: &mut CudaSlice<f32>, what: &str) -> Result<(), DeviceError> {
+    let host = vec![f32::from_bits(POISON_BITS); buf.len()];
+    stream
+        .memcpy_htod(&host, buf)
+        .map_err(|e| DeviceError::cuda(format!("poisoning {what}"), e))
+}
+
+/// Copies the first `len` elements of `buf` back, waiting for the stream.
+pub fn read_prefix<T: cudarc::driver::DeviceRepr + Default + Clone>(
+    stream: &Arc<CudaStream>,
+    buf: &CudaSlice<T>,
+    len: usize,
+    what: &'static str,
+) -> Result<Vec<T>, LaunchError> {
+    let view = buf.try_slice(0..len).ok_or_else(|| ShapeError::Buffer {
+        buffer: what,
+        len: buf.len(),
+        shape: "reading it back".to_string(),
+        needed: len,
+    })?;
+    let mut host = vec![T::default(); len];
+    stream
+        .memcpy_dtoh(&view, &mut host)
+        .map_err(|e| DeviceError::cuda(format!("copying {what} back"), e))?;
+    stream
+        .synchronize()
+        .map_err(|e| DeviceError::cuda(format!("waiting for the copy of {what}"), e))?;
+    Ok(host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mmqgen_codegen::{CpAsync, Engine, ExpandWidth};
+
+    fn desc() -> VariantDescription {
+        VariantDescription {
+            name: "t".into(),
+            nbj: 64,
+            tile_n: 32,
+            warps_m: 2,
+            warps_n: 2,
+            ..VariantDescription::DEFAULTS
+        }
+    }
+
+    #[test]
+    fn shape_refusals_are_sentences() {
+        assert_eq!(
+            check_shape(10, 3, 300).unwrap_err().to_string(),
+            "K = 300 is not a multiple of 256: q6_K weights come in super-blocks of 256 values"
+        );
+        assert_eq!(check_shape(10, 0, 256).unwrap_err().to_string(), "n = 0: a matmul needs at least one token");
+        assert_eq!(
+            check_shape(0, 1, 256).unwrap_err().to_string(),
+            "m = 0: a matmul needs at least one weight row"
+        );
+        assert_eq!(
+            check_shape(1, 1, 0).unwrap_err().to_string(),
+            "K = 0: a matmul needs at least one super-block of 256 values"
+        );
+        assert_eq!(
+            check_shape(1 << 20, 1 << 12, 256).unwrap_err().to_string(),
+            "n * m (n = 4096, m = 1048576) = 4294967296 does not fit the kernels' 32-bit int arithmetic (it must \
+             stay at or below 2147483647)"
+        );
+        assert_eq!(check_shape(4097, 513, 4096), Ok((4097, 513, 4096)));
+    }
+
+    #[test]
+    fn launch_geometry_follows_kernels_md() {
+        let d = desc();
+        let c = matmul_config(&d, 4097, 513, 0).unwrap();
+        assert_eq!(c.grid_dim, (65, 17, 1));
+        assert_eq!(c.block_dim, (128, 1, 1));
+        assert_eq!(c.shared_mem_bytes, 0);
+        let split = VariantDescription { ksplit: 3, ..d.clone() };
+        assert_eq!(matmul_config(&split, 64, 1, 60_000).unwrap().grid_dim, (1, 1, 3));
+        assert_eq!(matmul_config(&split, 64, 1, 60_000).unwrap().shared_mem_bytes, 60_000);
+
+        let q = quantizer_config(77, 2816, 32).unwrap();
+        assert_eq!((q.grid_dim, q.block_dim), ((88, 77, 1), (32, 1, 1)));
+        let q = quantizer_config(77, 2816, 256).unwrap();
+        assert_eq!((q.grid_dim, q.block_dim), ((11, 77, 1), (32, 1, 1)));
+        assert_eq!(
+            quantizer_config(70_000, 256, 32).unwrap_err().to_string(),
+            "quantizing n = 70000 tokens needs a grid of 70000 blocks along y, more than CUDA's limit of 65535"
+        );
+        assert_eq!(
+            matmul_config(&VariantDescription { tile_n: 1, ..d }, 64, 65_536, 0).unwrap_err().to_string(),
+            "n = 65536 tokens in tiles of 1 needs a grid of 65536 blocks along y, more than CUDA's limit of 65535"
+        );
+
+        let c = combine_config(1000, 77);
+        assert_eq!((c.grid_dim, c.block_dim), ((301, 1, 1), (256, 1, 1)));
+        assert_eq!(segment_count(256), 1);
+        assert_eq!(segment_count(1024), 1);
+        assert_eq!(segment_count(1280), 2);
+        assert_eq!(segment_count(2816), 3);
+        assert_eq!(segment_len(1000, 77, 2816), Ok(3 * 77 * 1000));
+    }
+
+    #[test]
+    fn entry_points_follow_kernels_md() {
+        let d = VariantDescription {
+            mode: NumericsMode::IntPer256,
+            ..desc()
+        };
+        let e = EntryPoints::for_description(&d);
+        let canonical = canonical_name(&d);
+        assert_eq!(e.quantize, "mmq_quantize_activations_g256");
+        assert_eq!(e.raw, format!("{canonical}_raw"));
+        assert_eq!(e.matmul(Layout::Padded), format!("{canonical}_padded"));
+        assert_eq!(e.combine, None);
+        let e = EntryPoints::for_description(&VariantDescription {
+            ksplit: 2,
+            mode: NumericsMode::F32Per16,
+            ..desc()
+        });
+        assert_eq!(e.quantize, "mmq_quantize_activations_g32");
+        assert!(e.combine.unwrap().ends_with("_ks2_narrow_u32_cpa0_cpp0_s1_combine"));
+    }
+
+    #[test]
+    fn dynamic_shared_memory_only_above_48_kib() {
+        let small = desc();
+        assert!(shared_layout(&small).total_bytes <= 48 * 1024);
+        assert_eq!(dynamic_shared_bytes(&small), 0);
+        let big = VariantDescription {
+            engine: Engine::MmaK32Fold,
+            nbj: 128,
+            tile_n: 64,
+            kdr: 8,
+            stages: 3,
+            expand: ExpandWidth::Uint4,
+            cp_async_activations: CpAsync::B16,
+            ..small
+        };
+        let total = shared_layout(&big).total_bytes;
+        assert!(total > 48 * 1024, "{total}");
+        assert_eq!(dynamic_shared_bytes(&big), total);
+    }
+
+    #[test]
+    fn buffer_refusals_are_sentences() {
+        assert_eq!(
+            check_buffer("output", 10, 77_000, || "n = 77 tokens by m = 1000 rows".into())
+                .unwrap_err()
+                .to_string(),
+            "the output buffer holds 10 values but n = 77 tokens by m = 1000 rows needs 77000"
+        );
+        assert!(check_buffer("output", 77_000, 77_000, String::new).is_ok());
+    }
+}

@@ -1,0 +1,350 @@
+//! Weights registered on the GPU: one q6_K matrix (m rows of K) in one layout, plus the scale planes the
+//! variants that fetch scales from a plane read (docs/KERNELS.md, DECISIONS.md 2).
+//!
+//! Registration validates the weights with the reference's `check_weights` (K a multiple of 256, `m` whole
+//! rows, every block's `d` finite), builds the layout's bytes with the reference's own layout functions (so the
+//! GPU reads exactly what the CPU reference was checked against) and uploads them once. Nothing is allocated
+//! per matmul afterwards.
+
+use std::fmt;
+use std::str::FromStr;
+
+use cudarc::driver::{CudaSlice, CudaStream};
+use mmqgen_codegen::{NumericsMode, ScaleFetch, VariantDescription};
+use mmqgen_reference::registration::{
+    check_weights, f32_per16_plane, int_plane, plane_rows, raw_to_padded, RegistrationError,
+    INT_PLANE_ROW_BYTES, PADDED_BLOCK_BYTES,
+};
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
+
+use crate::device::{DeviceError, Gpu};
+
+/// Bytes of one GGUF q6_K block (the raw layout's block).
+pub const RAW_BLOCK_BYTES: usize = mmqgen_formats::BLOCK_BYTES;
+
+/// How the weight bytes sit in device memory (DECISIONS.md 2). A registration choice, not a variant field:
+/// every variant has one entry point per layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Layout {
+    /// GGUF rows of 210-byte blocks, 2-byte aligned.
+    Raw,
+    /// 224-byte blocks (210 + 14 zero bytes), 16-byte aligned.
+    Padded,
+}
+
+impl Layout {
+    pub const ALL: [Layout; 2] = [Layout::Raw, Layout::Padded];
+
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            Layout::Raw => "raw",
+            Layout::Padded => "padded",
+        }
+    }
+
+    pub const fn block_bytes(self) -> usize {
+        match self {
+            Layout::Raw => RAW_BLOCK_BYTES,
+            Layout::Padded => PADDED_BLOCK_BYTES,
+        }
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
+    }
+}
+
+impl FromStr for Layout {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Layout, String> {
+        match s {
+            "raw" => Ok(Layout::Raw),
+            "padded" => Ok(Layout::Padded),
+            other => Err(format!("'{other}' is not a weight layout: the layouts are raw and padded")),
+        }
+    }
+}
+
+/// Which precomputed scale plane a numerics mode's `plane` fetch reads (docs/KERNELS.md, scale planes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlaneKind {
+    /// `float2 [K/32][plane_rows]` of `mul(d, sc)` pairs (`f32_per16`).
+    F32Per16,
+    /// Per super-block `f32 d [plane_rows]` then `int8 sc [plane_rows][16]` (`int_per32`, `int_per256`).
+    Int,
+}
+
+impl PlaneKind {
+    pub const fn for_mode(mode: NumericsMode) -> PlaneKind {
+        match mode {
+            NumericsMode::F32Per16 => PlaneKind::F32Per16,
+            NumericsMode::IntPer32 | NumericsMode::IntPer256 => PlaneKind::Int,
+        }
+    }
+
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            PlaneKind::F32Per16 => "f32_per16",
+            PlaneKind::Int => "int",
+        }
+    }
+
+    /// Bytes of the plane for `m` rows of K.
+    pub fn bytes(self, m: usize, k: usize) -> usize {
+        let rows = plane_rows(m);
+        match self {
+            PlaneKind::F32Per16 => k / 32 * rows * 8,
+            PlaneKind::Int => k / 256 * rows * INT_PLANE_ROW_BYTES,
+        }
+    }
+}
+
+impl fmt::Display for PlaneKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
+    }
+}
+
+/// Why weights could not be registered. Each variant displays as one sentence.
+#[derive(Debug, thiserror::Error)]
+pub enum WeightsError {
+    /// The reference's `check_weights` refused them (length, K, a non-finite `d`).
+    #[error("the weights cannot be registered: {0}")]
+    Invalid(#[from] RegistrationError),
+
+    /// The matrix is too large for the kernels' 32-bit indices.
+    #[error(
+        "the weights are m = {m} rows of K = {k}, which is {bytes} bytes in the {layout} layout; the kernels \
+         index with 32-bit ints, so a registered matrix must stay below 2^31 bytes and m, K below 2^31"
+    )]
+    TooLarge {
+        m: usize,
+        k: usize,
+        layout: Layout,
+        bytes: usize,
+    },
+
+    /// A scale plane was asked for with bytes that are not the registered matrix.
+    #[error(
+        "the {plane} scale plane was asked for with different weight bytes than the ones registered \
+         (m = {m}, K = {k}); register the new weights instead"
+    )]
+    NotTheRegisteredWeights { plane: PlaneKind, m: usize, k: usize },
+
+    /// Uploading failed.
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+}
+
+/// One q6_K matrix (m rows of K) on the GPU in one [`Layout`], with the scale planes asked for.
+#[derive(Debug)]
+pub struct RegisteredWeights {
+    layout: Layout,
+    m: usize,
+    k: usize,
+    stream: Arc<CudaStream>,
+    /// The layout's bytes: `m * K/256 * layout.block_bytes()`.
+    bytes: CudaSlice<u8>,
+    f32_plane: Option<CudaSlice<u8>>,
+    int_plane: Option<CudaSlice<u8>>,
+    /// SHA-256 of the raw bytes, so that a plane added later is built from the same matrix.
+    fingerprint: [u8; 32],
+}
+
+fn fingerprint(raw: &[u8]) -> [u8; 32] {
+    Sha256::digest(raw).into()
+}
+
+fn upload(stream: &Arc<CudaStream>, bytes: &[u8], what: String) -> Result<CudaSlice<u8>, DeviceError> {
+    stream
+        .clone_htod(bytes)
+        .map_err(|e| DeviceError::cuda(format!("uploading {what} ({} bytes)", bytes.len()), e))
+}
+
+impl RegisteredWeights {
+    /// Checks `raw` (GGUF rows: `m` rows of `K / 256` 210-byte blocks), builds `layout`'s bytes and uploads them
+    /// on the GPU's stream. Add scale planes with [`Self::add_plane`] or use [`Self::register_for`].
+    pub fn register(
+        gpu: &Gpu,
+        raw: &[u8],
+        m: usize,
+        k: usize,
+        layout: Layout,
+    ) -> Result<RegisteredWeights, WeightsError> {
+        Self::register_on(gpu.stream(), raw, m, k, layout)
+    }
+
+    /// [`Self::register`], plus the scale plane `desc` reads when its scale fetch is `plane`.
+    pub fn register_for(
+        gpu: &Gpu,
+        raw: &[u8],
+        m: usize,
+        k: usize,
+        layout: Layout,
+        desc: &VariantDescription,
+    ) -> Result<RegisteredWeights, WeightsError> {
+        let mut w = Self::register(gpu, raw, m, k, layout)?;
+        if desc.scale_fetch == ScaleFetch::Plane {
+            w.add_plane(raw, desc.mode)?;
+        }
+        Ok(w)
+    }
+
+    /// [`Self::register`] on a given stream.
+    pub fn register_on(
+        stream: &Arc<CudaStream>,
+        raw: &[u8],
+        m: usize,
+        k: usize,
+        layout: Layout,
+    ) -> Result<RegisteredWeights, WeightsError> {
+        check_weights(raw, m, k)?;
+        let device_bytes = m * (k / 256) * layout.block_bytes();
+        let limit = i32::MAX as usize;
+        if m > limit || k > limit || device_bytes > limit {
+            return Err(WeightsError::TooLarge {
+                m,
+                k,
+                layout,
+                bytes: device_bytes,
+            });
+        }
+        let bytes = match layout {
+            Layout::Raw => upload(stream, raw, format!("the raw weights (m = {m}, K = {k})"))?,
+            Layout::Padded => upload(
+                stream,
+                &raw_to_padded(raw, m, k),
+                format!("the padded weights (m = {m}, K = {k})"),
+            )?,
+        };
+        debug_assert_eq!(bytes.len(), device_bytes);
+        Ok(RegisteredWeights {
+            layout,
+            m,
+            k,
+            stream: stream.clone(),
+            bytes,
+            f32_plane: None,
+            int_plane: None,
+            fingerprint: fingerprint(raw),
+        })
+    }
+
+    /// Builds and uploads the scale plane `mode` reads (a no-op when it is there already). `raw` must be the
+    /// registered matrix's bytes.
+    pub fn add_plane(&mut self, raw: &[u8], mode: NumericsMode) -> Result<(), WeightsError> {
+        let kind = PlaneKind::for_mode(mode);
+        if self.plane(kind).is_some() {
+            return Ok(());
+        }
+        if raw.len() != self.m * (self.k / 256) * RAW_BLOCK_BYTES || fingerprint(raw) != self.fingerprint {
+            return Err(WeightsError::NotTheRegisteredWeights {
+                plane: kind,
+                m: self.m,
+                k: self.k,
+            });
+        }
+        let (m, k) = (self.m, self.k);
+        let what = format!("the {kind} scale plane (m = {m}, K = {k})");
+        match kind {
+            PlaneKind::F32Per16 => {
+                self.f32_plane = Some(upload(&self.stream, &f32_per16_plane(raw, m, k), what)?)
+            }
+            PlaneKind::Int => self.int_plane = Some(upload(&self.stream, &int_plane(raw, m, k), what)?),
+        }
+        Ok(())
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Weight rows.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// Values per row.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// The layout's bytes on the device.
+    pub fn bytes(&self) -> &CudaSlice<u8> {
+        &self.bytes
+    }
+
+    /// The plane of `kind`, when it was added.
+    pub fn plane(&self, kind: PlaneKind) -> Option<&CudaSlice<u8>> {
+        match kind {
+            PlaneKind::F32Per16 => self.f32_plane.as_ref(),
+            PlaneKind::Int => self.int_plane.as_ref(),
+        }
+    }
+
+    /// The plane `mode` reads, when it was added.
+    pub fn plane_for(&self, mode: NumericsMode) -> Option<&CudaSlice<u8>> {
+        self.plane(PlaneKind::for_mode(mode))
+    }
+
+    /// Device bytes held (layout plus planes).
+    pub fn device_bytes(&self) -> usize {
+        self.bytes.len()
+            + self.f32_plane.as_ref().map_or(0, |p| p.len())
+            + self.int_plane.as_ref().map_or(0, |p| p.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_parse_and_print() {
+        for l in Layout::ALL {
+            assert_eq!(l.keyword().parse::<Layout>(), Ok(l));
+            assert_eq!(l.to_string(), l.keyword());
+        }
+        assert_eq!(
+            "aligned".parse::<Layout>().unwrap_err(),
+            "'aligned' is not a weight layout: the layouts are raw and padded"
+        );
+        assert_eq!(Layout::Raw.block_bytes(), 210);
+        assert_eq!(Layout::Padded.block_bytes(), 224);
+    }
+
+    #[test]
+    fn plane_sizes_follow_kernels_md() {
+        // m = 37 -> plane_rows 48; K = 768 -> 24 chunks of 32, 3 super-blocks.
+        assert_eq!(PlaneKind::F32Per16.bytes(37, 768), 24 * 48 * 8);
+        assert_eq!(PlaneKind::Int.bytes(37, 768), 3 * 48 * 20);
+        assert_eq!(PlaneKind::for_mode(NumericsMode::F32Per16), PlaneKind::F32Per16);
+        assert_eq!(PlaneKind::for_mode(NumericsMode::IntPer32), PlaneKind::Int);
+        assert_eq!(PlaneKind::for_mode(NumericsMode::IntPer256), PlaneKind::Int);
+        let raw = mmqgen_reference::data::random_blocks(37, 768, 1);
+        assert_eq!(f32_per16_plane(&raw, 37, 768).len(), PlaneKind::F32Per16.bytes(37, 768));
+        assert_eq!(int_plane(&raw, 37, 768).len(), PlaneKind::Int.bytes(37, 768));
+    }
+
+    #[test]
+    fn registration_refuses_bad_weights_before_touching_the_gpu() {
+        let Some(gpu) = crate::device::test_support::gpu_or_skip("weights::registration") else {
+            return;
+        };
+        let raw = mmqgen_reference::data::random_blocks(3, 512, 1);
+        let e = RegisteredWeights::register(&gpu, &raw[..420], 3, 512, Layout::Raw).unwrap_err();
+        assert!(matches!(e, WeightsError::Invalid(_)), "{e}");
+        let mut w = RegisteredWeights::register(&gpu, &raw, 3, 512, Layout::Padded).unwrap();
+        assert_eq!(w.bytes().len(), 3 * 2 * 224);
+        w.add_plane(&raw, NumericsMode::IntPer32).unwrap();
+        assert_eq!(w.plane(PlaneKind::Int).unwrap().len(), PlaneKind::Int.bytes(3, 512));
+        let other = mmqgen_reference::data::random_blocks(3, 512, 2);
+        let e = w.add_plane(&other, NumericsMode::F32Per16).unwrap_err();
+        assert!(matches!(e, WeightsError::NotTheRegisteredWeights { .. }), "{e}");
+        let back = gpu.stream().clone_dtoh(w.bytes()).unwrap();
+        assert_eq!(back, raw_to_padded(&raw, 3, 512));
+    }
+}
