@@ -77,7 +77,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
             push(
                 "smem_weight_sc",
                 desc.nbj.saturating_mul(2).saturating_mul(desc.kdr),
-                2 * desc.kdr,
+                desc.kdr.saturating_mul(2),
             );
             push("smem_weight_d", desc.nbj.saturating_mul(4), 4);
         }
@@ -93,8 +93,9 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     };
     push(
         "smem_activation_d",
-        desc.tile_n.saturating_mul(4 * scales_per_token),
-        4 * scales_per_token,
+        desc.tile_n
+            .saturating_mul(scales_per_token.saturating_mul(4)),
+        scales_per_token.saturating_mul(4),
     );
     let stage_bytes = offset;
     SharedLayout {

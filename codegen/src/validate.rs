@@ -108,7 +108,7 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         ),
     );
     if warps >= 1 && desc.nbj.is_multiple_of(row_unit) && desc.tile_n.is_multiple_of(token_unit) {
-        let per_lane = (desc.nbj / desc.warps_m) * (desc.tile_n / desc.warps_n) / 32;
+        let per_lane = (desc.nbj / desc.warps_m).saturating_mul(desc.tile_n / desc.warps_n) / 32;
         check(
         &mut errors,
             per_lane <= MAX_OUTPUTS_PER_LANE,
@@ -140,7 +140,7 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.cp_async_plane
         ),
     );
-    let staged_scale_run = 2 * desc.kdr;
+    let staged_scale_run = 2u32.saturating_mul(desc.kdr);
     check(
         &mut errors,
         !(desc.cp_async_plane.bytes() > staged_scale_run

@@ -58,10 +58,10 @@ struct Field {
 }
 
 fn describe(input: TokenStream) -> syn::Result<VariantDescription> {
-    let fields = parse_fields.parse2(input)?;
+    let fields = parse_fields.parse2(input.clone())?;
     let pairs = fields.iter().map(|f| (f.name.as_str(), &f.value));
-    let desc = from_fields(pairs).map_err(|errors| spanned(&fields, errors))?;
-    validate(&desc).map_err(|errors| spanned(&fields, errors))?;
+    let desc = from_fields(pairs).map_err(|errors| spanned(&input, &fields, errors))?;
+    validate(&desc).map_err(|errors| spanned(&input, &fields, errors))?;
     Ok(desc)
 }
 
@@ -85,7 +85,9 @@ fn parse_fields(input: ParseStream) -> syn::Result<Vec<Field>> {
                 continue;
             }
         };
-        if input.is_empty() || eat_comma(input)? {
+        let separated = input.is_empty() || eat_comma(input)?;
+        if separated {
+            // `field: value` followed by `,` or the end: well formed.
         } else if input.peek(Ident::peek_any) && input.peek2(Token![:]) {
             push(syn::Error::new(
                 input.span(),
@@ -277,11 +279,12 @@ fn example(field: &str) -> String {
 
 /// Turns codegen's errors into one `syn::Error` holding all of them. A rule about a field points at its
 /// value; an unknown field, and every repetition of a field, at the field's name; a rule about a field that
-/// was not written (a missing `name`, a default that does not fit) at the whole invocation.
+/// was not written (a missing `name`, a default that does not fit) at the whole input, which, unlike the
+/// call site, underlines only what the user wrote and carries no "originates in the macro" note.
 ///
 /// `from_fields` reports, per field, first what is wrong with its first occurrence, then one error per
 /// repetition; `validate` runs only when there are no repetitions. The attribution relies on that order.
-fn spanned(fields: &[Field], errors: Vec<FieldError>) -> syn::Error {
+fn spanned(input: &TokenStream, fields: &[Field], errors: Vec<FieldError>) -> syn::Error {
     let mut seen_per_field: Vec<(&str, usize)> = Vec::new();
     let mut combined: Option<syn::Error> = None;
     for error in &errors {
@@ -299,7 +302,8 @@ fn spanned(fields: &[Field], errors: Vec<FieldError>) -> syn::Error {
         };
         let message = error.message.as_str();
         let e = match occurrences.as_slice() {
-            [] => syn::Error::new(Span::call_site(), message),
+            [] if input.is_empty() => syn::Error::new(Span::call_site(), message),
+            [] => syn::Error::new_spanned(input, message),
             [first, ..] => {
                 let repeats = occurrences.len() - 1;
                 let about_first = total.saturating_sub(repeats);
@@ -326,7 +330,8 @@ fn spanned(fields: &[Field], errors: Vec<FieldError>) -> syn::Error {
 
 /// How the calling crate reaches `mmqgen_codegen`: `crate` inside mmqgen-codegen, `crate::codegen` inside
 /// mmqgen (whose library re-exports it as `codegen`), else the dependency's name, preferring a direct
-/// mmqgen-codegen dependency (the trybuild crates have only that one, DECISIONS.md 9) over mmqgen.
+/// mmqgen-codegen dependency over mmqgen: it names the types without a re-export, and it is the only one a
+/// trybuild crate should have (DECISIONS.md 9).
 fn codegen_path() -> TokenStream {
     use proc_macro_crate::{crate_name, FoundCrate};
     // proc-macro-crate answers `Itself` for every target of the package except integration tests; a binary

@@ -1,7 +1,7 @@
 //! The CPU reference for mmqgen: what every generated q6_K x int8 kernel must reproduce bit for bit.
 //!
 //! docs/NUMERICS.md is the contract and this crate replays it operation by operation:
-//! - [`activations`]: the activation quantizer (NUMERICS.md 2);
+//! - [`mod@activations`]: the activation quantizer (NUMERICS.md 2);
 //! - [`matmul`]: the exact integer sums and the float sequence of each numerics mode (NUMERICS.md 3-5);
 //! - [`registration`]: the weight layouts and scale planes the runtime uploads (KERNELS.md), and the refusal of
 //!   bad weights;

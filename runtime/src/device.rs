@@ -234,7 +234,11 @@ pub fn driver_version() -> Result<(i32, i32), DeviceError> {
     })
 }
 
-fn attribute(ctx: &CudaContext, attr: sys::CUdevice_attribute, name: &str) -> Result<u32, DeviceError> {
+fn attribute(
+    ctx: &CudaContext,
+    attr: sys::CUdevice_attribute,
+    name: &str,
+) -> Result<u32, DeviceError> {
     let v = ctx
         .attribute(attr)
         .map_err(|e| DeviceError::cuda(format!("reading the device attribute {name}"), e))?;
@@ -279,7 +283,8 @@ impl Gpu {
                 found: driver_version,
             });
         }
-        let count = CudaContext::device_count().map_err(|e| DeviceError::cuda("cuDeviceGetCount", e))?;
+        let count =
+            CudaContext::device_count().map_err(|e| DeviceError::cuda("cuDeviceGetCount", e))?;
         let count = usize::try_from(count).unwrap_or(0);
         if count == 0 {
             return Err(DeviceError::NoGpu {
@@ -292,16 +297,27 @@ impl Gpu {
         if ordinal >= count {
             return Err(DeviceError::NoSuchOrdinal { ordinal, count });
         }
-        let ctx = CudaContext::new(ordinal).map_err(|e| {
-            DeviceError::cuda(format!("creating a context on GPU {ordinal}"), e)
-        })?;
+        let ctx = CudaContext::new(ordinal)
+            .map_err(|e| DeviceError::cuda(format!("creating a context on GPU {ordinal}"), e))?;
         let name = ctx
             .name()
             .map_err(|e| DeviceError::cuda(format!("reading the name of GPU {ordinal}"), e))?;
         use sys::CUdevice_attribute::*;
-        let major = attribute(&ctx, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "compute capability major")?;
-        let minor = attribute(&ctx, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "compute capability minor")?;
-        let multiprocessors = attribute(&ctx, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "multiprocessor count")?;
+        let major = attribute(
+            &ctx,
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+            "compute capability major",
+        )?;
+        let minor = attribute(
+            &ctx,
+            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+            "compute capability minor",
+        )?;
+        let multiprocessors = attribute(
+            &ctx,
+            CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            "multiprocessor count",
+        )?;
         let max_shared_per_block = attribute(
             &ctx,
             CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
@@ -312,11 +328,14 @@ impl Gpu {
             CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
             "max opt-in shared memory per block",
         )?;
-        let max_threads_per_block =
-            attribute(&ctx, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "max threads per block")?;
-        let total_memory = ctx
-            .total_mem()
-            .map_err(|e| DeviceError::cuda(format!("reading the memory size of GPU {ordinal}"), e))?;
+        let max_threads_per_block = attribute(
+            &ctx,
+            CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            "max threads per block",
+        )?;
+        let total_memory = ctx.total_mem().map_err(|e| {
+            DeviceError::cuda(format!("reading the memory size of GPU {ordinal}"), e)
+        })?;
         let stream = ctx.default_stream();
         Ok(Gpu {
             info: GpuInfo {
@@ -459,7 +478,10 @@ mod tests {
         }
         if !driver_library_present() {
             assert!(matches!(Gpu::open(0), Err(DeviceError::NoDriverLibrary)));
-            assert!(matches!(driver_version(), Err(DeviceError::NoDriverLibrary)));
+            assert!(matches!(
+                driver_version(),
+                Err(DeviceError::NoDriverLibrary)
+            ));
         }
     }
 
@@ -472,7 +494,13 @@ mod tests {
         eprintln!("{}", info.summary());
         assert!(info.multiprocessors > 0);
         assert!(info.driver_version.0 >= 13);
-        assert_eq!(info.arch, format!("sm_{}{}", info.compute_capability.0, info.compute_capability.1));
+        assert_eq!(
+            info.arch,
+            format!(
+                "sm_{}{}",
+                info.compute_capability.0, info.compute_capability.1
+            )
+        );
         gpu.synchronize("nothing").unwrap();
     }
 }

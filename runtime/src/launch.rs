@@ -15,21 +15,23 @@ use std::time::Instant;
 
 use cudarc::driver::sys::CUfunction_attribute_enum;
 use cudarc::driver::{
-    result::DriverError, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig,
-    PushKernelArg,
+    result::DriverError, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream,
+    LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
-use mmqgen_codegen::{
-    canonical_name, shared_layout, NumericsMode, ScaleFetch, VariantDescription, SEGMENT_SUPERBLOCKS,
-    SUPERBLOCK_K,
-};
 use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
+use mmqgen_codegen::{
+    canonical_name, shared_layout, NumericsMode, ScaleFetch, VariantDescription,
+    SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
+};
 use mmqgen_reference::activations::QuantizedActivations;
 use sha2::{Digest, Sha256};
 
 use crate::compile::{compile_cubin, nvrtc_version, CompileError};
 
-use crate::device::{describe_driver_error, guard, DeviceError, Gpu, DEFAULT_SHARED_BYTES_PER_BLOCK};
+use crate::device::{
+    describe_driver_error, guard, DeviceError, Gpu, DEFAULT_SHARED_BYTES_PER_BLOCK,
+};
 use crate::weights::{Layout, PlaneKind, RegisteredWeights};
 
 /// Bit pattern written into buffers before a launch so that an output the kernel never wrote is recognisable (a
@@ -56,12 +58,17 @@ pub enum ShapeError {
     #[error("K = {k} is not a multiple of 256: q6_K weights come in super-blocks of 256 values")]
     KNotMultiple { k: usize },
     #[error("{what} = 0: a matmul needs at least one {unit}")]
-    Empty { what: &'static str, unit: &'static str },
+    Empty {
+        what: &'static str,
+        unit: &'static str,
+    },
     #[error(
         "{what} = {value} does not fit the kernels' 32-bit int arithmetic (it must stay at or below 2147483647)"
     )]
     TooLarge { what: String, value: usize },
-    #[error("{what} needs a grid of {blocks} blocks along {axis}, more than CUDA's limit of {limit}")]
+    #[error(
+        "{what} needs a grid of {blocks} blocks along {axis}, more than CUDA's limit of {limit}"
+    )]
     Grid {
         what: String,
         axis: &'static str,
@@ -271,7 +278,10 @@ pub fn check_shape(m: usize, n: usize, k: usize) -> Result<(i32, i32, i32), Shap
 pub fn segment_len(m: usize, n: usize, k: usize) -> Result<usize, ShapeError> {
     let len = segment_count(k).saturating_mul(n).saturating_mul(m);
     fits_i32(
-        format!("the segment buffer's nseg * n * m (nseg = {}, n = {n}, m = {m})", segment_count(k)),
+        format!(
+            "the segment buffer's nseg * n * m (nseg = {}, n = {n}, m = {m})",
+            segment_count(k)
+        ),
         len,
     )?;
     Ok(len)
@@ -348,7 +358,12 @@ pub fn combine_config(m: usize, n: usize) -> LaunchConfig {
     }
 }
 
-fn check_buffer(buffer: &'static str, len: usize, needed: usize, shape: impl FnOnce() -> String) -> Result<(), ShapeError> {
+fn check_buffer(
+    buffer: &'static str,
+    len: usize,
+    needed: usize,
+    shape: impl FnOnce() -> String,
+) -> Result<(), ShapeError> {
     if len < needed {
         Err(ShapeError::Buffer {
             buffer,
@@ -386,7 +401,10 @@ fn kernel_info(func: &CudaFunction, name: &str) -> Result<KernelInfo, DeviceErro
         name: name.to_string(),
         registers: attr(CU_FUNC_ATTRIBUTE_NUM_REGS, "the register count")?,
         local_bytes: attr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "the local memory size")?,
-        static_shared_bytes: attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "the static shared memory size")?,
+        static_shared_bytes: attr(
+            CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+            "the static shared memory size",
+        )?,
         max_threads: attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "the thread limit")?,
         binary_version: attr(CU_FUNC_ATTRIBUTE_BINARY_VERSION, "the binary version")?,
     })
@@ -432,7 +450,8 @@ fn load_hint(e: DriverError) -> String {
             " (the cubin was compiled for another architecture than this GPU's)".to_string()
         }
         CUDA_ERROR_UNSUPPORTED_PTX_VERSION | CUDA_ERROR_INVALID_PTX => {
-            " (the cubin is newer than this driver: compile with NVRTC 13.0 for driver 580)".to_string()
+            " (the cubin is newer than this driver: compile with NVRTC 13.0 for driver 580)"
+                .to_string()
         }
         CUDA_ERROR_INVALID_IMAGE | CUDA_ERROR_INVALID_SOURCE => {
             " (the bytes are not a valid cubin for this driver)".to_string()
@@ -445,8 +464,18 @@ impl LoadedVariant {
     /// Loads `cubin` (compiled from `desc`'s rendered source for this GPU's architecture) and finds the entry
     /// points docs/KERNELS.md names; raises the matmul kernels' dynamic shared memory limit when the layout needs
     /// more than 48 KiB, and refuses a variant this GPU cannot launch.
-    pub fn load(gpu: &Gpu, desc: &VariantDescription, cubin: &[u8]) -> Result<LoadedVariant, LaunchError> {
-        Self::load_with(gpu, desc, cubin, EntryPoints::for_description(desc), dynamic_shared_bytes(desc))
+    pub fn load(
+        gpu: &Gpu,
+        desc: &VariantDescription,
+        cubin: &[u8],
+    ) -> Result<LoadedVariant, LaunchError> {
+        Self::load_with(
+            gpu,
+            desc,
+            cubin,
+            EntryPoints::for_description(desc),
+            dynamic_shared_bytes(desc),
+        )
     }
 
     /// [`Self::load`] with the entry points and dynamic shared memory given (what the renderer reports).
@@ -646,13 +675,19 @@ impl LoadedVariant {
         self.same_context("the stream", stream.context())?;
         self.same_context("the activations", x.context())?;
         self.same_context("the workspace", ws.act_q.context())?;
-        check_buffer("activations", x.len(), n * k, || format!("n = {n} tokens of K = {k}"))?;
+        check_buffer("activations", x.len(), n * k, || {
+            format!("n = {n} tokens of K = {k}")
+        })?;
         ws.check_activations(n, k, self.group)?;
         let cfg = quantizer_config(n, k, self.group)?;
         ws.quantized = None;
         let kernel = &self.quantize;
         let mut b = stream.launch_builder(&kernel.func);
-        b.arg(x).arg(&mut ws.act_q).arg(&mut ws.act_d).arg(&ni).arg(&ki);
+        b.arg(x)
+            .arg(&mut ws.act_q)
+            .arg(&mut ws.act_d)
+            .arg(&ni)
+            .arg(&ki);
         // SAFETY: the argument list is the ABI of mmq_quantize_activations_g{G} (docs/KERNELS.md); every buffer
         // was checked above to hold what the grid touches: x >= n*K, q >= n*K, d >= n*K/G.
         launch(&kernel.info.name, cfg, || unsafe { b.launch(cfg) })?;
@@ -686,12 +721,15 @@ impl LoadedVariant {
     ) -> Result<(), LaunchError> {
         let (m, k) = (weights.m(), weights.k());
         check_shape(m, n, k)?;
-        check_buffer("output", out_len, n * m, || format!("n = {n} tokens by m = {m} rows"))?;
+        check_buffer("output", out_len, n * m, || {
+            format!("n = {n} tokens by m = {m} rows")
+        })?;
         ws.check_activations(n, k, self.group)?;
         if self.desc.ksplit > 1 {
             ws.check_segments(m, n, k)?;
         }
-        if self.desc.scale_fetch == ScaleFetch::Plane && weights.plane_for(self.desc.mode).is_none() {
+        if self.desc.scale_fetch == ScaleFetch::Plane && weights.plane_for(self.desc.mode).is_none()
+        {
             return Err(LaunchError::MissingPlane {
                 variant: self.desc.name.to_string(),
                 plane: PlaneKind::for_mode(self.desc.mode),
@@ -782,11 +820,16 @@ impl LoadedVariant {
                 kernel: format!("{}_combine", self.canonical),
             });
         };
-        check_buffer("output", out.len(), n * m, || format!("n = {n} tokens by m = {m} rows"))?;
+        check_buffer("output", out.len(), n * m, || {
+            format!("n = {n} tokens by m = {m} rows")
+        })?;
         ws.check_segments(m, n, k)?;
         self.same_context("the stream", stream.context())?;
         self.same_context("the output", out.context())?;
-        let segments = ws.segments.as_ref().expect("check_segments found the segment buffer");
+        let segments = ws
+            .segments
+            .as_ref()
+            .expect("check_segments found the segment buffer");
         let cfg = combine_config(m, n);
         let mut b = stream.launch_builder(&combine.func);
         b.arg(segments).arg(&mut *out).arg(&mi).arg(&ni).arg(&ki);
@@ -823,7 +866,9 @@ fn launch<T>(
     cfg: LaunchConfig,
     f: impl FnOnce() -> Result<T, DriverError>,
 ) -> Result<(), LaunchError> {
-    let result = guard("launching a kernel", || f().map_err(|e| DeviceError::cuda("launch", e)));
+    let result = guard("launching a kernel", || {
+        f().map_err(|e| DeviceError::cuda("launch", e))
+    });
     match result {
         Ok(_) => Ok(()),
         Err(DeviceError::Cuda { source, .. }) => Err(LaunchError::Launch {
@@ -851,7 +896,7 @@ pub enum BuildError {
         variant: String,
         arch: String,
         #[source]
-        source: CompileError,
+        source: Box<CompileError>,
     },
     #[error("the cubin cache file {}: {source}", path.display())]
     Cache {
@@ -860,7 +905,13 @@ pub enum BuildError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Load(#[from] LaunchError),
+    Load(#[from] Box<LaunchError>),
+}
+
+impl From<LaunchError> for BuildError {
+    fn from(e: LaunchError) -> BuildError {
+        BuildError::Load(Box::new(e))
+    }
 }
 
 /// How a variant was built, for reports.
@@ -896,7 +947,10 @@ pub fn rendered_entry_points(rendered: &RenderedVariant) -> EntryPoints {
 fn cache_path(dir: &Path, canonical: &str, arch: &str, nvrtc: (i32, i32), source: &str) -> PathBuf {
     let digest = Sha256::digest(source.as_bytes());
     let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    dir.join(format!("{canonical}-{arch}-nvrtc{}.{}-{hex}.cubin", nvrtc.0, nvrtc.1))
+    dir.join(format!(
+        "{canonical}-{arch}-nvrtc{}.{}-{hex}.cubin",
+        nvrtc.0, nvrtc.1
+    ))
 }
 
 /// Renders `desc`, compiles it with NVRTC for this GPU's architecture (or takes the cubin from `cache_dir`,
@@ -916,7 +970,7 @@ pub fn build_variant(
     let compile_err = |source| BuildError::Compile {
         variant: variant.clone(),
         arch: arch.clone(),
-        source,
+        source: Box::new(source),
     };
     let cached = match cache_dir {
         Some(dir) => {
@@ -935,7 +989,8 @@ pub fn build_variant(
         (Some(bytes), _) => (bytes, true),
         (None, path) => {
             let program = format!("{}.cu", rendered.canonical);
-            let compiled = compile_cubin(&rendered.source, &program, &arch, false).map_err(compile_err)?;
+            let compiled =
+                compile_cubin(&rendered.source, &program, &arch, false).map_err(compile_err)?;
             if let Some(path) = path {
                 let tmp = path.with_extension(format!("cubin.tmp{}", std::process::id()));
                 std::fs::write(&tmp, &compiled.cubin)
@@ -1002,15 +1057,28 @@ impl Workspace {
         check_shape(max_m, max_n, max_k)?;
         let group = desc.mode.activation_group() as usize;
         fn alloc_err(what: &'static str, len: usize) -> impl FnOnce(DriverError) -> DeviceError {
-            move |e| DeviceError::cuda(format!("allocating the workspace's {what} ({len} elements)"), e)
+            move |e| {
+                DeviceError::cuda(
+                    format!("allocating the workspace's {what} ({len} elements)"),
+                    e,
+                )
+            }
         }
         let q_len = max_n * max_k;
         let d_len = max_n * max_k / group;
-        let act_q = stream.alloc_zeros::<i8>(q_len).map_err(alloc_err("activation quants", q_len))?;
-        let act_d = stream.alloc_zeros::<f32>(d_len).map_err(alloc_err("activation scales", d_len))?;
+        let act_q = stream
+            .alloc_zeros::<i8>(q_len)
+            .map_err(alloc_err("activation quants", q_len))?;
+        let act_d = stream
+            .alloc_zeros::<f32>(d_len)
+            .map_err(alloc_err("activation scales", d_len))?;
         let segments = if desc.ksplit > 1 {
             let len = segment_len(max_m, max_n, max_k)?;
-            Some(stream.alloc_zeros::<f32>(len).map_err(alloc_err("segment partials", len))?)
+            Some(
+                stream
+                    .alloc_zeros::<f32>(len)
+                    .map_err(alloc_err("segment partials", len))?,
+            )
         } else {
             None
         };
@@ -1071,16 +1139,26 @@ impl Workspace {
 
     /// Copies the quantized activations back (after the quantizer ran for `n` tokens of K), waiting for the
     /// stream. They are the GPU's `q [n][K]` and `d [n][K/G]`, for comparing with the reference's.
-    pub fn read_quantized(&self, stream: &Arc<CudaStream>) -> Result<QuantizedActivations, LaunchError> {
+    pub fn read_quantized(
+        &self,
+        stream: &Arc<CudaStream>,
+    ) -> Result<QuantizedActivations, LaunchError> {
         let Some((n, k, group)) = self.quantized else {
             return Err(LaunchError::Workspace(
-                "the workspace holds no quantized activations to read: run the quantizer first".into(),
+                "the workspace holds no quantized activations to read: run the quantizer first"
+                    .into(),
             ));
         };
         let g = group as usize;
         let q = read_prefix(stream, &self.act_q, n * k, "the activation quants")?;
         let d = read_prefix(stream, &self.act_d, n * (k / g), "the activation scales")?;
-        Ok(QuantizedActivations { q, d, n, k, group: g })
+        Ok(QuantizedActivations {
+            q,
+            d,
+            n,
+            k,
+            group: g,
+        })
     }
 
     /// Fills the whole workspace with poison (quants [`POISON_Q`], scales and segments [`POISON_BITS`]) so that
@@ -1105,7 +1183,11 @@ impl Workspace {
 }
 
 /// Fills `buf` with [`POISON_BITS`].
-pub fn poison_f32(stream: &Arc<CudaStream>, buf: &mut CudaSlice<f32>, what: &str) -> Result<(), DeviceError> {
+pub fn poison_f32(
+    stream: &Arc<CudaStream>,
+    buf: &mut CudaSlice<f32>,
+    what: &str,
+) -> Result<(), DeviceError> {
     let host = vec![f32::from_bits(POISON_BITS); buf.len()];
     stream
         .memcpy_htod(&host, buf)
@@ -1157,7 +1239,10 @@ mod tests {
             check_shape(10, 3, 300).unwrap_err().to_string(),
             "K = 300 is not a multiple of 256: q6_K weights come in super-blocks of 256 values"
         );
-        assert_eq!(check_shape(10, 0, 256).unwrap_err().to_string(), "n = 0: a matmul needs at least one token");
+        assert_eq!(
+            check_shape(10, 0, 256).unwrap_err().to_string(),
+            "n = 0: a matmul needs at least one token"
+        );
         assert_eq!(
             check_shape(0, 1, 256).unwrap_err().to_string(),
             "m = 0: a matmul needs at least one weight row"
@@ -1181,9 +1266,20 @@ mod tests {
         assert_eq!(c.grid_dim, (65, 17, 1));
         assert_eq!(c.block_dim, (128, 1, 1));
         assert_eq!(c.shared_mem_bytes, 0);
-        let split = VariantDescription { ksplit: 3, ..d.clone() };
-        assert_eq!(matmul_config(&split, 64, 1, 60_000).unwrap().grid_dim, (1, 1, 3));
-        assert_eq!(matmul_config(&split, 64, 1, 60_000).unwrap().shared_mem_bytes, 60_000);
+        let split = VariantDescription {
+            ksplit: 3,
+            ..d.clone()
+        };
+        assert_eq!(
+            matmul_config(&split, 64, 1, 60_000).unwrap().grid_dim,
+            (1, 1, 3)
+        );
+        assert_eq!(
+            matmul_config(&split, 64, 1, 60_000)
+                .unwrap()
+                .shared_mem_bytes,
+            60_000
+        );
 
         let q = quantizer_config(77, 2816, 32).unwrap();
         assert_eq!((q.grid_dim, q.block_dim), ((88, 77, 1), (32, 1, 1)));
@@ -1225,7 +1321,10 @@ mod tests {
             ..desc()
         });
         assert_eq!(e.quantize, "mmq_quantize_activations_g32");
-        assert!(e.combine.unwrap().ends_with("_ks2_narrow_u32_cpa0_cpp0_s1_combine"));
+        assert!(e
+            .combine
+            .unwrap()
+            .ends_with("_ks2_narrow_u32_cpa0_cpp0_s1_combine"));
     }
 
     #[test]
@@ -1251,9 +1350,10 @@ mod tests {
     #[test]
     fn buffer_refusals_are_sentences() {
         assert_eq!(
-            check_buffer("output", 10, 77_000, || "n = 77 tokens by m = 1000 rows".into())
-                .unwrap_err()
-                .to_string(),
+            check_buffer("output", 10, 77_000, || "n = 77 tokens by m = 1000 rows"
+                .into())
+            .unwrap_err()
+            .to_string(),
             "the output buffer holds 10 values but n = 77 tokens by m = 1000 rows needs 77000"
         );
         assert!(check_buffer("output", 77_000, 77_000, String::new).is_ok());

@@ -1,3 +1,22 @@
-//! placeholder
+//! mmqgen: declare q6_K MMQ kernel variants in Rust, review their generated CUDA, JIT them with NVRTC, prove
+//! them bit-identical to the CPU reference, time them, and let the runtime pick one per shape.
+//!
+//! The pipeline, one module (or crate) per step:
+//! description ([`variant!`], [`codegen`]) -> validation ([`codegen::validate`]) -> rendering
+//! ([`codegen::render`]) -> compile ([`compile`]) -> launch ([`device`], [`weights`], [`launch`]) -> check
+//! ([`parity`], [`mmqgen_reference`]).
 
+pub use mmqgen_codegen as codegen;
+pub use mmqgen_codegen::{Arch, Engine, NumericsMode, VariantDescription};
+pub use mmqgen_formats as formats;
+pub use mmqgen_macros::variant;
+pub use mmqgen_reference as reference;
+
+pub mod catalogue;
+pub mod cli;
 pub mod compile;
+pub mod device;
+pub mod inspect;
+pub mod launch;
+// pub mod parity;
+pub mod weights;

@@ -63,7 +63,9 @@ impl FromStr for Layout {
         match s {
             "raw" => Ok(Layout::Raw),
             "padded" => Ok(Layout::Padded),
-            other => Err(format!("'{other}' is not a weight layout: the layouts are raw and padded")),
+            other => Err(format!(
+                "'{other}' is not a weight layout: the layouts are raw and padded"
+            )),
         }
     }
 }
@@ -132,7 +134,11 @@ pub enum WeightsError {
         "the {plane} scale plane was asked for with different weight bytes than the ones registered \
          (m = {m}, K = {k}); register the new weights instead"
     )]
-    NotTheRegisteredWeights { plane: PlaneKind, m: usize, k: usize },
+    NotTheRegisteredWeights {
+        plane: PlaneKind,
+        m: usize,
+        k: usize,
+    },
 
     /// Uploading failed.
     #[error(transparent)]
@@ -158,7 +164,11 @@ fn fingerprint(raw: &[u8]) -> [u8; 32] {
     Sha256::digest(raw).into()
 }
 
-fn upload(stream: &Arc<CudaStream>, bytes: &[u8], what: String) -> Result<CudaSlice<u8>, DeviceError> {
+fn upload(
+    stream: &Arc<CudaStream>,
+    bytes: &[u8],
+    what: String,
+) -> Result<CudaSlice<u8>, DeviceError> {
     stream
         .clone_htod(bytes)
         .map_err(|e| DeviceError::cuda(format!("uploading {what} ({} bytes)", bytes.len()), e))
@@ -240,7 +250,9 @@ impl RegisteredWeights {
         if self.plane(kind).is_some() {
             return Ok(());
         }
-        if raw.len() != self.m * (self.k / 256) * RAW_BLOCK_BYTES || fingerprint(raw) != self.fingerprint {
+        if raw.len() != self.m * (self.k / 256) * RAW_BLOCK_BYTES
+            || fingerprint(raw) != self.fingerprint
+        {
             return Err(WeightsError::NotTheRegisteredWeights {
                 plane: kind,
                 m: self.m,
@@ -253,7 +265,9 @@ impl RegisteredWeights {
             PlaneKind::F32Per16 => {
                 self.f32_plane = Some(upload(&self.stream, &f32_per16_plane(raw, m, k), what)?)
             }
-            PlaneKind::Int => self.int_plane = Some(upload(&self.stream, &int_plane(raw, m, k), what)?),
+            PlaneKind::Int => {
+                self.int_plane = Some(upload(&self.stream, &int_plane(raw, m, k), what)?)
+            }
         }
         Ok(())
     }
@@ -321,12 +335,21 @@ mod tests {
         // m = 37 -> plane_rows 48; K = 768 -> 24 chunks of 32, 3 super-blocks.
         assert_eq!(PlaneKind::F32Per16.bytes(37, 768), 24 * 48 * 8);
         assert_eq!(PlaneKind::Int.bytes(37, 768), 3 * 48 * 20);
-        assert_eq!(PlaneKind::for_mode(NumericsMode::F32Per16), PlaneKind::F32Per16);
+        assert_eq!(
+            PlaneKind::for_mode(NumericsMode::F32Per16),
+            PlaneKind::F32Per16
+        );
         assert_eq!(PlaneKind::for_mode(NumericsMode::IntPer32), PlaneKind::Int);
         assert_eq!(PlaneKind::for_mode(NumericsMode::IntPer256), PlaneKind::Int);
         let raw = mmqgen_reference::data::random_blocks(37, 768, 1);
-        assert_eq!(f32_per16_plane(&raw, 37, 768).len(), PlaneKind::F32Per16.bytes(37, 768));
-        assert_eq!(int_plane(&raw, 37, 768).len(), PlaneKind::Int.bytes(37, 768));
+        assert_eq!(
+            f32_per16_plane(&raw, 37, 768).len(),
+            PlaneKind::F32Per16.bytes(37, 768)
+        );
+        assert_eq!(
+            int_plane(&raw, 37, 768).len(),
+            PlaneKind::Int.bytes(37, 768)
+        );
     }
 
     #[test]
@@ -340,10 +363,16 @@ mod tests {
         let mut w = RegisteredWeights::register(&gpu, &raw, 3, 512, Layout::Padded).unwrap();
         assert_eq!(w.bytes().len(), 3 * 2 * 224);
         w.add_plane(&raw, NumericsMode::IntPer32).unwrap();
-        assert_eq!(w.plane(PlaneKind::Int).unwrap().len(), PlaneKind::Int.bytes(3, 512));
+        assert_eq!(
+            w.plane(PlaneKind::Int).unwrap().len(),
+            PlaneKind::Int.bytes(3, 512)
+        );
         let other = mmqgen_reference::data::random_blocks(3, 512, 2);
         let e = w.add_plane(&other, NumericsMode::F32Per16).unwrap_err();
-        assert!(matches!(e, WeightsError::NotTheRegisteredWeights { .. }), "{e}");
+        assert!(
+            matches!(e, WeightsError::NotTheRegisteredWeights { .. }),
+            "{e}"
+        );
         let back = gpu.stream().clone_dtoh(w.bytes()).unwrap();
         assert_eq!(back, raw_to_padded(&raw, 3, 512));
     }

@@ -1,0 +1,105 @@
+//! The project's declared variants: the seed's family (r41, r42, r56), llama.cpp's shape, the fold engine in
+//! both integer modes, split-K and small-n neighbours. Each is one `variant!`; `all()` enumerates them, the
+//! CLI and the tests walk that list, and every one has a snapshot of its generated source.
+
+use crate::codegen::VariantDescription;
+use crate::variant;
+
+/// The walking skeleton: dp4a in each numerics mode, default staging.
+pub const DP4A_F32_PER16: VariantDescription = variant! {
+    name: "dp4a_f32_per16", engine: dp4a, mode: f32_per16, archs: [sm_80, sm_90],
+};
+pub const DP4A_INT_PER32: VariantDescription = variant! {
+    name: "dp4a_int_per32", engine: dp4a, mode: int_per32, archs: [sm_80, sm_90],
+};
+pub const DP4A_INT_PER256: VariantDescription = variant! {
+    name: "dp4a_int_per256", engine: dp4a, mode: int_per256, archs: [sm_80, sm_90],
+};
+
+/// Seed r41: uint4 weight-expand loads, narrow scale reads (d*sc in f32 per 16).
+pub const R41: VariantDescription = variant! {
+    name: "r41", engine: mma_k16, mode: f32_per16, kdr: 2, nbj: 64, tile_n: 64, warps_m: 2, warps_n: 2,
+    scale_fetch: narrow, expand: uint4, archs: [sm_80, sm_90],
+};
+/// Seed r42 (reverted there, kept here to compare): the window's scales as one wide load, d as a u32.
+pub const R42: VariantDescription = variant! {
+    name: "r42", engine: mma_k16, mode: f32_per16, kdr: 2, nbj: 64, tile_n: 64, warps_m: 2, warps_n: 2,
+    scale_fetch: wide, expand: uint4, archs: [sm_80, sm_90],
+};
+/// Seed r56: the precomputed f32 d*sc plane copied with cp.async 16 B, activations too, two stages.
+pub const R56: VariantDescription = variant! {
+    name: "r56", engine: mma_k16, mode: f32_per16, kdr: 2, nbj: 64, tile_n: 64, warps_m: 2, warps_n: 2,
+    scale_fetch: plane, expand: uint4, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
+    archs: [sm_80, sm_90],
+};
+/// llama.cpp's shape: 128 rows x 64 tokens, 8 warps, a super-block per step, mma k16, integer scales per 32.
+pub const LLAMACPP: VariantDescription = variant! {
+    name: "llamacpp", engine: mma_k16, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64, warps_m: 4, warps_n: 2,
+    scale_fetch: wide, expand: uint4, cp_async_activations: 16, archs: [sm_80, sm_90],
+};
+/// The fold (ANCHORS.md 6) with one activation scale per 32.
+pub const FOLD_PER32: VariantDescription = variant! {
+    name: "fold_per32", engine: mma_k32_fold, mode: int_per32, kdr: 4, nbj: 128, tile_n: 64, warps_m: 4,
+    warps_n: 2, scale_fetch: wide, expand: uint4, cp_async_activations: 16, stages: 2, archs: [sm_80, sm_90],
+};
+/// The fold with one activation scale per 256: the tensor-bound candidate.
+pub const FOLD_PER256: VariantDescription = variant! {
+    name: "fold_per256", engine: mma_k32_fold, mode: int_per256, kdr: 4, nbj: 128, tile_n: 64, warps_m: 4,
+    warps_n: 2, scale_fetch: wide, expand: uint4, cp_async_activations: 16, stages: 2, archs: [sm_80, sm_90],
+};
+/// The fold per 256 with the int8 scale/d plane copied by cp.async.
+pub const FOLD_PER256_PLANE: VariantDescription = variant! {
+    name: "fold_per256_plane", engine: mma_k32_fold, mode: int_per256, kdr: 4, nbj: 128, tile_n: 64,
+    warps_m: 4, warps_n: 2, scale_fetch: plane, expand: uint4, cp_async_activations: 16, cp_async_plane: 16,
+    stages: 3, archs: [sm_80, sm_90],
+};
+/// Split-K for few tokens: K in two halves of whole segments, then the ordered combine.
+pub const SPLITK2_PER32: VariantDescription = variant! {
+    name: "splitk2_per32", engine: mma_k16, mode: int_per32, kdr: 4, nbj: 64, tile_n: 32, warps_m: 2,
+    warps_n: 2, ksplit: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    archs: [sm_80, sm_90],
+};
+/// Split-K by four with the fold per 256.
+pub const SPLITK4_FOLD_PER256: VariantDescription = variant! {
+    name: "splitk4_fold_per256", engine: mma_k32_fold, mode: int_per256, kdr: 4, nbj: 64, tile_n: 16,
+    warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: wide, expand: uint4, cp_async_activations: 16,
+    archs: [sm_80, sm_90],
+};
+/// Small n (decode-like): 8 tokens per block, K split by four.
+pub const SMALL_N_F32: VariantDescription = variant! {
+    name: "small_n_f32", engine: mma_k16, mode: f32_per16, kdr: 4, nbj: 64, tile_n: 8, warps_m: 4, warps_n: 1,
+    ksplit: 4, scale_fetch: plane, expand: uint4, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
+    archs: [sm_80, sm_90],
+};
+/// Small n with dp4a: 4 tokens per block, narrow u8 loads (the slowest, simplest arm; kept as a baseline).
+pub const SMALL_N_DP4A: VariantDescription = variant! {
+    name: "small_n_dp4a", engine: dp4a, mode: int_per256, kdr: 8, nbj: 32, tile_n: 4, warps_m: 4, warps_n: 1,
+    ksplit: 2, scale_fetch: narrow, expand: u8, cp_async_activations: 4, stages: 2, archs: [sm_80, sm_90],
+};
+
+/// Every declared variant, in a stable order.
+pub fn all() -> Vec<VariantDescription> {
+    vec![
+        DP4A_F32_PER16,
+        DP4A_INT_PER32,
+        DP4A_INT_PER256,
+        R41,
+        R42,
+        R56,
+        LLAMACPP,
+        FOLD_PER32,
+        FOLD_PER256,
+        FOLD_PER256_PLANE,
+        SPLITK2_PER32,
+        SPLITK4_FOLD_PER256,
+        SMALL_N_F32,
+        SMALL_N_DP4A,
+    ]
+}
+
+/// Finds a variant by declared or canonical name (DECISIONS.md 7).
+pub fn find<'a>(variants: &'a [VariantDescription], name: &str) -> Option<&'a VariantDescription> {
+    variants
+        .iter()
+        .find(|v| v.name == name || crate::codegen::canonical_name(v) == name)
+}

@@ -1,0 +1,115 @@
+//! `mmqgen check`: every variant through NVRTC for each of its architectures, with the ptxas report and a
+//! SASS summary, failing on what shipped variants may not do.
+
+use super::{find_variant, CliError};
+use crate::codegen::{Arch, VariantDescription};
+use crate::inspect::inspect;
+use clap::Args;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// Only this architecture (sm_80 or sm_90).
+    #[arg(long)]
+    arch: Option<String>,
+    /// Only these variants (declared or canonical names).
+    #[arg(long)]
+    variant: Vec<String>,
+    /// Skip the SASS summary even where cuobjdump is installed.
+    #[arg(long)]
+    no_sass: bool,
+}
+
+fn parse_arch(text: &str) -> Result<Arch, CliError> {
+    Arch::ALL
+        .into_iter()
+        .find(|a| a.keyword() == text)
+        .ok_or_else(|| {
+            format!("unknown architecture '{text}': mmqgen targets sm_80 and sm_90").into()
+        })
+}
+
+pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
+    let only_arch = args.arch.as_deref().map(parse_arch).transpose()?;
+    let chosen: Vec<&VariantDescription> = if args.variant.is_empty() {
+        all.iter().collect()
+    } else {
+        args.variant
+            .iter()
+            .map(|n| find_variant(all, n))
+            .collect::<Result<_, _>>()?
+    };
+    let mut failures = Vec::new();
+    println!(
+        "{:<20} {:<6} {:<7} {:>5} {:>7} {:>6} {:>6} | {:<44} {:>6} {:>5} {:>5} {:>5} {:>5} {:>4}",
+        "variant",
+        "arch",
+        "layout",
+        "regs",
+        "smem",
+        "stack",
+        "spill",
+        "global loads u8/u16/u32/u64/u128",
+        "ldgsts",
+        "imma16",
+        "imma32",
+        "dp4a",
+        "i2f",
+        "bar"
+    );
+    for desc in chosen {
+        for arch in desc
+            .archs
+            .iter()
+            .filter(|a| only_arch.is_none_or(|o| o == *a))
+        {
+            let report = match inspect(desc, arch, !args.no_sass) {
+                Ok(report) => report,
+                Err(error) => {
+                    println!("{:<20} {:<6} FAILED: {error}", desc.name, arch);
+                    failures.push(format!("{} on {arch}: {error}", desc.name));
+                    continue;
+                }
+            };
+            for (entry, layout) in report.entries.iter().zip(["raw", "padded"]) {
+                let r = &entry.resources;
+                let sass = match &entry.sass {
+                    Some(s) => format!(
+                        "{:<44} {:>6} {:>5} {:>5} {:>5} {:>5} {:>4}",
+                        format!(
+                            "{}/{}/{}/{}/{}",
+                            s.ldg.b8, s.ldg.b16, s.ldg.b32, s.ldg.b64, s.ldg.b128
+                        ),
+                        s.ldgsts,
+                        s.imma_16816_s8,
+                        s.imma_16832_s8,
+                        s.idp4a,
+                        s.int_to_float,
+                        s.bar
+                    ),
+                    None => "(no cuobjdump: SASS summary skipped)".to_string(),
+                };
+                println!(
+                    "{:<20} {:<6} {:<7} {:>5} {:>7} {:>6} {:>6} | {sass}",
+                    report.name,
+                    arch,
+                    layout,
+                    r.registers,
+                    report.rendered.shared_bytes,
+                    r.stack_frame_bytes,
+                    r.spill_stores_bytes + r.spill_loads_bytes
+                );
+            }
+            failures.extend(report.problems());
+        }
+    }
+    if failures.is_empty() {
+        println!("check: every variant compiled cleanly");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for f in &failures {
+            eprintln!("mmqgen check: {f}");
+        }
+        Ok(ExitCode::FAILURE)
+    }
+}

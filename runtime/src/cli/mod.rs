@@ -1,0 +1,144 @@
+//! The `mmqgen` command line. Each subcommand lives in its own module; this one parses arguments, assembles
+//! the variant list (the catalogue handed in, plus `--variants FILE`), and turns every error into one sentence
+//! on stderr with a non-zero exit.
+
+mod check;
+mod formats;
+//pub mod parity;
+
+use crate::codegen::{canonical_name, spec_file, VariantDescription};
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "mmqgen",
+    version,
+    about = "q6_K MMQ kernel variants: declare, emit, compile, check, time"
+)]
+struct Cli {
+    /// A TOML file of extra `[[variant]]` tables, validated like `variant!`.
+    #[arg(long, global = true)]
+    variants: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the known variants: declared name, canonical name, engine, mode, architectures.
+    List,
+    /// Print the generated CUDA of one variant (declared or canonical name).
+    Emit {
+        name: String,
+        /// Write to this file instead of stdout.
+        #[arg(long)]
+        output: Option<PathBuf>,
+    },
+    /// Compile every variant with NVRTC for its architectures (or one) and report registers, shared memory,
+    /// stack, spills and, where cuobjdump is present, a SASS summary.
+    Check(check::CheckArgs),
+    /// q6_K block tools.
+    #[command(subcommand)]
+    Q6k(formats::Q6kCommand),
+    /// GGUF file tools.
+    #[command(subcommand)]
+    Gguf(formats::GgufCommand),
+    // Run variants on the GPU against the CPU reference, bit for bit.
+    //Parity(parity::ParityArgs),
+}
+
+/// An error the CLI reports as one sentence.
+pub type CliError = Box<dyn std::error::Error>;
+
+/// The `mmqgen` binary over a crate's own variants (DECISIONS.md 8): `fn main() -> ExitCode {
+/// mmqgen::cli::main_with(&my_variants()) }`.
+pub fn main_with(catalogue: &[VariantDescription]) -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli, catalogue) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("mmqgen: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn variants(
+    cli_file: &Option<PathBuf>,
+    catalogue: &[VariantDescription],
+) -> Result<Vec<VariantDescription>, CliError> {
+    let mut all = catalogue.to_vec();
+    if let Some(path) = cli_file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the variant file {}: {e}", path.display()))?;
+        let extra = spec_file::variants_from_toml_str(&text)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        for v in extra {
+            if let Some(clash) = all.iter().find(|known| known.name == v.name) {
+                return Err(format!(
+                    "{}: variant name '{}' is already taken (by {}); pick another name",
+                    path.display(),
+                    v.name,
+                    canonical_name(clash)
+                )
+                .into());
+            }
+            all.push(v);
+        }
+    }
+    Ok(all)
+}
+
+/// Looks a variant up by declared or canonical name, or says which names exist.
+pub fn find_variant<'a>(
+    all: &'a [VariantDescription],
+    name: &str,
+) -> Result<&'a VariantDescription, CliError> {
+    crate::catalogue::find(all, name).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|v| v.name.as_ref()).collect();
+        format!(
+            "no variant named '{name}': known variants are {}",
+            names.join(", ")
+        )
+        .into()
+    })
+}
+
+fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError> {
+    let all = variants(&cli.variants, catalogue)?;
+    match cli.command {
+        Command::List => {
+            println!(
+                "{:<22} {:<14} {:<11} {:<14} canonical",
+                "name", "engine", "mode", "archs"
+            );
+            for v in &all {
+                println!(
+                    "{:<22} {:<14} {:<11} {:<14} {}",
+                    v.name,
+                    v.engine,
+                    v.mode,
+                    v.archs.to_string(),
+                    canonical_name(v)
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Emit { name, output } => {
+            let variant = find_variant(&all, &name)?;
+            let rendered = crate::codegen::render::render(variant)?;
+            match output {
+                Some(path) => std::fs::write(&path, rendered.source)
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+                None => print!("{}", rendered.source),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Check(args) => check::run(&args, &all),
+        Command::Q6k(command) => formats::run_q6k(command),
+        Command::Gguf(command) => formats::run_gguf(command),
+        //Command::Parity(args) => parity::run(&args, &all),
+    }
+}

@@ -1,0 +1,930 @@
+//! `mmqgen parity`: every variant, layout and shape checked bit for bit against the CPU reference, each case in
+//! a fresh process (DECISIONS.md 11: a misaligned access inside a kernel leaves the CUDA context unusable, and
+//! would hide every case after it).
+//!
+//! The parent never touches the GPU. For each case it re-executes its own binary (`std::env::current_exe()`)
+//! with the arguments that led to this subcommand plus a hidden `--child VARIANT --shape m,n,k --layout L`;
+//! the child runs [`crate::parity::run_case`] and prints one line ([`ParityRow::encode`]) on stdout. A child
+//! that crashes, times out or prints no line becomes a failed row with the last line of its stderr. On sampled
+//! shapes the first variant of a numerics mode that passes saves its output, and every later variant of that
+//! mode (same inputs, so the same bits) is compared with it output by output.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use mmqgen_codegen::{canonical_name, VariantDescription};
+
+use crate::device::Gpu;
+use crate::parity::{
+    run_case, ParityCase, ParityRow, ProvenOutput, Shape, Status, DEFAULT_SHAPES, ROW_LINE_PREFIX,
+};
+use crate::weights::Layout;
+
+/// Which weight layouts to check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LayoutChoice {
+    Raw,
+    Padded,
+    Both,
+}
+
+impl LayoutChoice {
+    pub fn layouts(self) -> Vec<Layout> {
+        match self {
+            LayoutChoice::Raw => vec![Layout::Raw],
+            LayoutChoice::Padded => vec![Layout::Padded],
+            LayoutChoice::Both => Layout::ALL.to_vec(),
+        }
+    }
+}
+
+fn parse_shape(s: &str) -> Result<Shape, String> {
+    s.parse()
+}
+
+/// `mmqgen parity [--variant NAME]... [--shape m,n,k]... [--layout raw|padded|both] [--seed N] [--json FILE]`
+#[derive(Args, Clone, Debug)]
+pub struct ParityArgs {
+    /// A variant to check, by declared or canonical name (repeat for several; default: every variant known).
+    #[arg(long = "variant", value_name = "NAME")]
+    pub variants: Vec<String>,
+
+    /// A shape m,n,k (weight rows, tokens, K) to check (repeat for several; default: 1000,77,2816, 64,1,256
+    /// and 4097,513,4096, the last one sampled).
+    #[arg(long = "shape", value_name = "M,N,K", value_parser = parse_shape)]
+    pub shapes: Vec<Shape>,
+
+    /// Weight layouts to check.
+    #[arg(long, value_enum, default_value_t = LayoutChoice::Both)]
+    pub layout: LayoutChoice,
+
+    /// Seed of the weights, the activations and the sampled outputs.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Also write every row as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// GPU ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub gpu: usize,
+
+    /// Seconds a case may take before its process is killed and the case fails.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    pub timeout: u64,
+
+    /// Internal: run one case in this process (VARIANT by declared or canonical name) and print its row.
+    #[arg(long, value_name = "VARIANT", hide = true)]
+    pub child: Option<String>,
+
+    /// Internal (child): file of f32 outputs of a variant already proven on these inputs.
+    #[arg(long, value_name = "FILE", hide = true, requires = "child")]
+    pub proven: Option<PathBuf>,
+
+    /// Internal (child): the name of the variant that wrote `--proven`.
+    #[arg(long, value_name = "NAME", hide = true, requires = "proven")]
+    pub proven_variant: Option<String>,
+
+    /// Internal (child): write this case's f32 outputs to FILE.
+    #[arg(long, value_name = "FILE", hide = true, requires = "child")]
+    pub save_output: Option<PathBuf>,
+
+    /// Internal (child): folder of compiled cubins shared by the cases of one run.
+    #[arg(long, value_name = "DIR", hide = true, requires = "child")]
+    pub cubin_cache: Option<PathBuf>,
+}
+
+/// Why `mmqgen parity` could not run at all (a bad case is a row, not an error). Each displays as one sentence.
+#[derive(Debug, thiserror::Error)]
+pub enum ParityCliError {
+    #[error("no variant named '{name}': known variants are {known}")]
+    UnknownVariant { name: String, known: String },
+    #[error("there is no variant to check: the catalogue is empty")]
+    EmptyCatalogue,
+    #[error("{0}")]
+    Usage(String),
+    #[error(
+        "could not find this program's own executable to run each case in a fresh process: {0}"
+    )]
+    CurrentExe(#[source] std::io::Error),
+    #[error("{what} {}: {source}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// How the parent starts a child: the program and the arguments that reach the parity subcommand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChildCommand {
+    pub program: PathBuf,
+    /// Everything before the child's own arguments: global options and the subcommand (`["parity"]`).
+    pub prefix: Vec<OsString>,
+}
+
+impl ChildCommand {
+    /// This executable, with this process' arguments up to and including the first `subcommand` (so global
+    /// options given before it reach the child too); just `[subcommand]` when it is not found.
+    pub fn from_env(subcommand: &str) -> Result<ChildCommand, ParityCliError> {
+        let program = std::env::current_exe().map_err(ParityCliError::CurrentExe)?;
+        let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+        Ok(ChildCommand {
+            program,
+            prefix: prefix_through(&args, subcommand),
+        })
+    }
+}
+
+/// The arguments up to and including the first equal to `subcommand`; `[subcommand]` when there is none.
+pub fn prefix_through(args: &[OsString], subcommand: &str) -> Vec<OsString> {
+    match args.iter().position(|a| a == subcommand) {
+        Some(i) => args[..=i].to_vec(),
+        None => vec![OsString::from(subcommand)],
+    }
+}
+
+/// Finds a variant by declared name, then by canonical name.
+pub fn find_variant<'a>(
+    catalogue: &'a [VariantDescription],
+    name: &str,
+) -> Result<&'a VariantDescription, ParityCliError> {
+    catalogue
+        .iter()
+        .find(|d| d.name == name)
+        .or_else(|| catalogue.iter().find(|d| canonical_name(d) == name))
+        .ok_or_else(|| ParityCliError::UnknownVariant {
+            name: name.to_string(),
+            known: if catalogue.is_empty() {
+                "none".to_string()
+            } else {
+                catalogue
+                    .iter()
+                    .map(|d| d.name.as_ref())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+        })
+}
+
+/// Runs `mmqgen parity` with `catalogue` (the binary's variants); the children are started as
+/// [`ChildCommand::from_env`]`("parity")`.
+pub fn run(
+    args: &ParityArgs,
+    catalogue: &[VariantDescription],
+) -> Result<ExitCode, ParityCliError> {
+    if args.child.is_some() {
+        return run_child(args, catalogue);
+    }
+    let child = ChildCommand::from_env("parity")?;
+    run_parent(args, catalogue, &child)
+}
+
+/// [`run`] with an explicit child command (for a binary whose subcommand is not called `parity`).
+pub fn run_with(
+    args: &ParityArgs,
+    catalogue: &[VariantDescription],
+    child: &ChildCommand,
+) -> Result<ExitCode, ParityCliError> {
+    if args.child.is_some() {
+        return run_child(args, catalogue);
+    }
+    run_parent(args, catalogue, child)
+}
+
+/// The variants a run checks: the named ones (declared or canonical names, each once) or the whole catalogue.
+pub fn select_variants<'a>(
+    catalogue: &'a [VariantDescription],
+    names: &[String],
+) -> Result<Vec<&'a VariantDescription>, ParityCliError> {
+    if catalogue.is_empty() {
+        return Err(ParityCliError::EmptyCatalogue);
+    }
+    if names.is_empty() {
+        return Ok(catalogue.iter().collect());
+    }
+    let mut out: Vec<&VariantDescription> = Vec::new();
+    for name in names {
+        let d = find_variant(catalogue, name)?;
+        if !out.iter().any(|o| std::ptr::eq(*o, d)) {
+            out.push(d);
+        }
+    }
+    Ok(out)
+}
+
+/// A scratch folder removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch, ParityCliError> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path =
+            std::env::temp_dir().join(format!("mmqgen-parity-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(path.join("cubins")).map_err(|source| ParityCliError::Io {
+            what: "creating the scratch folder",
+            path: path.clone(),
+            source,
+        })?;
+        Ok(Scratch(path))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn run_parent(
+    args: &ParityArgs,
+    catalogue: &[VariantDescription],
+    child: &ChildCommand,
+) -> Result<ExitCode, ParityCliError> {
+    let variants = select_variants(catalogue, &args.variants)?;
+    let shapes: Vec<Shape> = if args.shapes.is_empty() {
+        DEFAULT_SHAPES.to_vec()
+    } else {
+        args.shapes.clone()
+    };
+    let layouts = args.layout.layouts();
+    let scratch = Scratch::new()?;
+    let total = variants.len() * shapes.len() * layouts.len();
+    let mut rows = Vec::with_capacity(total);
+    // (mode, shape) -> (who, file) of the first passing output on a sampled shape.
+    let mut proven: Vec<((String, Shape), (String, PathBuf))> = Vec::new();
+    let mut stderr = std::io::stderr();
+    for desc in &variants {
+        for &shape in &shapes {
+            for &layout in &layouts {
+                let case = ParityCase {
+                    shape,
+                    layout,
+                    seed: args.seed,
+                };
+                let key = (desc.mode.keyword().to_string(), shape);
+                let proven_for = if shape.compares_every_output() {
+                    None
+                } else {
+                    proven
+                        .iter()
+                        .find(|(k, _)| *k == key)
+                        .map(|(_, v)| v.clone())
+                };
+                let save = (!shape.compares_every_output() && proven_for.is_none())
+                    .then(|| scratch.0.join(format!("output-{}.f32", rows.len())));
+                let spec = ChildSpec {
+                    desc,
+                    case,
+                    gpu: args.gpu,
+                    proven: proven_for.as_ref(),
+                    save: save.as_deref(),
+                    cubin_cache: &scratch.0.join("cubins"),
+                    timeout: Duration::from_secs(args.timeout.max(1)),
+                };
+                let row = run_child_process(child, &spec);
+                let _ = writeln!(
+                    stderr,
+                    "[{}/{total}] {}",
+                    rows.len() + 1,
+                    progress_line(&row)
+                );
+                if row.status == Status::Pass {
+                    if let Some(path) = save.filter(|p| p.is_file()) {
+                        proven.push((key, (format!("{} ({layout})", desc.name), path)));
+                    }
+                }
+                rows.push(row);
+            }
+        }
+    }
+    let mut stdout = std::io::stdout();
+    let _ = stdout.write_all(render_table(&rows).as_bytes());
+    if let Some(path) = &args.json {
+        write_json(path, &rows)?;
+    }
+    let bad = rows.iter().filter(|r| r.status.is_bad()).count();
+    let skipped = rows.iter().filter(|r| r.status == Status::Skipped).count();
+    let _ = writeln!(
+        stdout,
+        "{} case(s): {} passed, {} failed or mismatched, {} skipped",
+        rows.len(),
+        rows.iter().filter(|r| r.status == Status::Pass).count(),
+        bad,
+        skipped
+    );
+    Ok(if bad == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+struct ChildSpec<'a> {
+    desc: &'a VariantDescription,
+    case: ParityCase,
+    gpu: usize,
+    proven: Option<&'a (String, PathBuf)>,
+    save: Option<&'a Path>,
+    cubin_cache: &'a Path,
+    timeout: Duration,
+}
+
+/// The child's arguments after the prefix.
+fn child_args(spec: &ChildSpec<'_>) -> Vec<OsString> {
+    let mut a: Vec<OsString> = vec![
+        "--child".into(),
+        spec.desc.name.as_ref().into(),
+        "--shape".into(),
+        spec.case.shape.to_string().into(),
+        "--layout".into(),
+        spec.case.layout.keyword().into(),
+        "--seed".into(),
+        spec.case.seed.to_string().into(),
+        "--gpu".into(),
+        spec.gpu.to_string().into(),
+        "--cubin-cache".into(),
+        spec.cubin_cache.as_os_str().to_owned(),
+    ];
+    if let Some((who, path)) = spec.proven {
+        a.extend([
+            "--proven".into(),
+            path.as_os_str().to_owned(),
+            "--proven-variant".into(),
+            who.into(),
+        ]);
+    }
+    if let Some(path) = spec.save {
+        a.extend(["--save-output".into(), path.as_os_str().to_owned()]);
+    }
+    a
+}
+
+fn failed_row(spec: &ChildSpec<'_>, error: String, wall_ms: f64) -> ParityRow {
+    let mut row = ParityRow::new(spec.desc, &spec.case);
+    row.status = Status::Failed;
+    row.error = Some(error);
+    row.wall_ms = wall_ms;
+    row
+}
+
+/// The last non-empty line of a child's stderr, for a failed row.
+pub fn last_line(text: &str) -> Option<&str> {
+    text.lines().map(str::trim).rfind(|l| !l.is_empty())
+}
+
+/// The row a child printed on stdout (the last line with the row prefix).
+pub fn row_from_stdout(stdout: &str) -> Option<Result<ParityRow, String>> {
+    stdout
+        .lines()
+        .rfind(|l| l.starts_with(ROW_LINE_PREFIX))
+        .map(ParityRow::decode)
+}
+
+fn run_child_process(child: &ChildCommand, spec: &ChildSpec<'_>) -> ParityRow {
+    let start = Instant::now();
+    let ms = |start: Instant| start.elapsed().as_secs_f64() * 1e3;
+    let mut cmd = Command::new(&child.program);
+    cmd.args(&child.prefix)
+        .args(child_args(spec))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut proc = match cmd.spawn() {
+        Ok(p) => p,
+        Err(e) => {
+            return failed_row(
+                spec,
+                format!(
+                    "could not start the case's process {}: {e}",
+                    child.program.display()
+                ),
+                ms(start),
+            )
+        }
+    };
+    // Drain both pipes on threads so that a chatty child never blocks on a full pipe.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    };
+    let out_thread = drain(
+        proc.stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err_thread = drain(
+        proc.stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let mut timed_out = false;
+    let status = loop {
+        match proc.try_wait() {
+            Ok(Some(status)) => break Ok(status),
+            Ok(None) if start.elapsed() >= spec.timeout => {
+                timed_out = true;
+                let _ = proc.kill();
+                break proc.wait();
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => break Err(e),
+        }
+    };
+    let stdout = out_thread.join().unwrap_or_default();
+    let stderr = err_thread.join().unwrap_or_default();
+    let tail = last_line(&stderr)
+        .map(|l| format!(": {l}"))
+        .unwrap_or_default();
+    let status = match status {
+        Ok(s) => s,
+        Err(e) => {
+            return failed_row(
+                spec,
+                format!("waiting for the case's process failed: {e}"),
+                ms(start),
+            )
+        }
+    };
+    if timed_out {
+        return failed_row(
+            spec,
+            format!(
+                "the case's process was killed after {} s{tail}",
+                spec.timeout.as_secs()
+            ),
+            ms(start),
+        );
+    }
+    match row_from_stdout(&stdout) {
+        Some(Ok(row)) => row,
+        Some(Err(e)) => failed_row(
+            spec,
+            format!("the case's process printed an unreadable result ({e}){tail}"),
+            ms(start),
+        ),
+        None => {
+            // Show the end of what a crashed child said, for the person reading the log.
+            let lines: Vec<&str> = stderr.lines().collect();
+            let shown = &lines[lines.len().saturating_sub(20)..];
+            if !shown.is_empty() {
+                let mut err = std::io::stderr();
+                let _ = writeln!(err, "--- last lines of the failed case's stderr ---");
+                for l in shown {
+                    let _ = writeln!(err, "    {l}");
+                }
+            }
+            failed_row(
+                spec,
+                format!("the case's process ended with {status} and printed no result{tail}"),
+                ms(start),
+            )
+        }
+    }
+}
+
+fn read_f32_file(path: &Path) -> Result<Vec<f32>, ParityCliError> {
+    let bytes = std::fs::read(path).map_err(|source| ParityCliError::Io {
+        what: "reading the proven output",
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if !bytes.len().is_multiple_of(4) {
+        return Err(ParityCliError::Usage(format!(
+            "the proven output {} is {} bytes, not a whole number of f32 values",
+            path.display(),
+            bytes.len()
+        )));
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+fn write_f32_file(path: &Path, values: &[f32]) -> Result<(), ParityCliError> {
+    let mut bytes = Vec::with_capacity(values.len() * 4);
+    for v in values {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    std::fs::write(path, bytes).map_err(|source| ParityCliError::Io {
+        what: "writing the output",
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The child: one case in this process; prints its row and exits 0 (pass or skipped) or 1.
+fn run_child(
+    args: &ParityArgs,
+    catalogue: &[VariantDescription],
+) -> Result<ExitCode, ParityCliError> {
+    let name = args.child.as_deref().unwrap_or_default();
+    let desc = find_variant(catalogue, name)?;
+    let shape = match args.shapes.as_slice() {
+        [one] => *one,
+        _ => {
+            return Err(ParityCliError::Usage(
+                "--child needs exactly one --shape m,n,k".to_string(),
+            ))
+        }
+    };
+    let layout = match args.layout {
+        LayoutChoice::Raw => Layout::Raw,
+        LayoutChoice::Padded => Layout::Padded,
+        LayoutChoice::Both => {
+            return Err(ParityCliError::Usage(
+                "--child needs --layout raw or --layout padded".to_string(),
+            ))
+        }
+    };
+    let case = ParityCase {
+        shape,
+        layout,
+        seed: args.seed,
+    };
+    let proven = match &args.proven {
+        Some(path) => Some(ProvenOutput {
+            variant: args
+                .proven_variant
+                .clone()
+                .unwrap_or_else(|| path.display().to_string()),
+            output: read_f32_file(path)?,
+        }),
+        None => None,
+    };
+    let outcome = match Gpu::open(args.gpu) {
+        Ok(gpu) => run_case(
+            &gpu,
+            desc,
+            &case,
+            proven.as_ref(),
+            args.cubin_cache.as_deref(),
+        ),
+        Err(e) => {
+            let mut row = ParityRow::new(desc, &case);
+            row.error = Some(e.to_string());
+            crate::parity::CaseOutcome { row, output: None }
+        }
+    };
+    if let (Some(path), Some(output)) = (&args.save_output, &outcome.output) {
+        write_f32_file(path, output)?;
+    }
+    let mut stdout = std::io::stdout();
+    let _ = writeln!(stdout, "{}", outcome.row.encode());
+    let _ = stdout.flush();
+    Ok(if outcome.row.status.is_bad() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn progress_line(row: &ParityRow) -> String {
+    let mut s = format!(
+        "{} {} {}: {} ({} checked{}, {} mismatched, {:.0} ms)",
+        row.variant,
+        row.layout,
+        row.shape,
+        row.status,
+        row.checked,
+        if row.proven_checked > 0 {
+            format!(
+                " + all {} vs {}",
+                row.proven_checked,
+                row.proven_by.as_deref().unwrap_or("?")
+            )
+        } else {
+            String::new()
+        },
+        row.mismatches + row.proven_mismatches + row.unwritten,
+        row.wall_ms
+    );
+    if let Some(e) = &row.error {
+        s.push_str(": ");
+        s.push_str(e);
+    }
+    s
+}
+
+fn first_bad_cell(row: &ParityRow) -> String {
+    if let Some(b) = row.any_first_bad() {
+        return b.to_string();
+    }
+    if let Some(q) = &row.quant_first_bad {
+        return format!("activations: {q}");
+    }
+    if row.unwritten > 0 {
+        return format!("{} output(s) never written", row.unwritten);
+    }
+    match (&row.status, &row.error) {
+        (Status::Failed | Status::Skipped, Some(_)) => "see below".to_string(),
+        _ => "-".to_string(),
+    }
+}
+
+/// The report table (variant, layout, shape, checked, mismatches, first bad, status), then every failure's
+/// sentence.
+pub fn render_table(rows: &[ParityRow]) -> String {
+    let header = [
+        "variant",
+        "layout",
+        "shape",
+        "checked",
+        "mismatches",
+        "first bad",
+        "status",
+    ];
+    let cells: Vec<[String; 7]> = rows
+        .iter()
+        .map(|r| {
+            let checked = if r.proven_checked > 0 {
+                format!("{}+all", r.checked)
+            } else if r.full {
+                r.checked.to_string()
+            } else {
+                format!("{} sampled", r.checked)
+            };
+            let mismatches = r.mismatches + r.proven_mismatches + r.quant_mismatches + r.unwritten;
+            [
+                r.variant.clone(),
+                r.layout.to_string(),
+                r.shape.to_string(),
+                checked,
+                mismatches.to_string(),
+                first_bad_cell(r),
+                r.status.to_string(),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(str::len);
+    for c in &cells {
+        for (w, cell) in widths.iter_mut().zip(c) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |c: &[String]| -> String {
+        let parts: Vec<String> = c
+            .iter()
+            .zip(widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        format!("{}\n", parts.join("  ").trim_end())
+    };
+    let mut out = line(&header.map(String::from));
+    out.push_str(&line(&widths.map(|w| "-".repeat(w))));
+    for c in &cells {
+        out.push_str(&line(c));
+    }
+    let notes: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            r.error.as_ref().map(|e| {
+                format!(
+                    "{} {} {} ({}): {e}\n",
+                    r.variant, r.layout, r.shape, r.status
+                )
+            })
+        })
+        .collect();
+    if !notes.is_empty() {
+        out.push('\n');
+        for n in notes {
+            out.push_str(&n);
+        }
+    }
+    out
+}
+
+fn write_json(path: &Path, rows: &[ParityRow]) -> Result<(), ParityCliError> {
+    let mut text = String::from("[\n");
+    for (i, r) in rows.iter().enumerate() {
+        text.push_str("  ");
+        text.push_str(&r.to_json());
+        text.push_str(if i + 1 < rows.len() { ",\n" } else { "\n" });
+    }
+    text.push_str("]\n");
+    std::fs::write(path, text).map_err(|source| ParityCliError::Io {
+        what: "writing the JSON report",
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser, Debug)]
+    struct Cli {
+        #[command(flatten)]
+        args: ParityArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<ParityArgs, String> {
+        Cli::try_parse_from(std::iter::once("parity").chain(args.iter().copied()))
+            .map(|c| c.args)
+            .map_err(|e| e.to_string())
+    }
+
+    fn catalogue() -> Vec<VariantDescription> {
+        ["a", "b", "c"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| VariantDescription {
+                name: (*n).into(),
+                nbj: 32 << i,
+                ..VariantDescription::DEFAULTS
+            })
+            .collect()
+    }
+
+    #[test]
+    fn arguments_parse() {
+        let a = parse(&[]).unwrap();
+        assert!(a.variants.is_empty() && a.shapes.is_empty());
+        assert_eq!(a.layout, LayoutChoice::Both);
+        assert_eq!(a.seed, 1);
+        let a = parse(&[
+            "--variant",
+            "a",
+            "--variant",
+            "b",
+            "--shape",
+            "64,1,256",
+            "--layout",
+            "raw",
+            "--seed",
+            "9",
+        ])
+        .unwrap();
+        assert_eq!(a.variants, ["a", "b"]);
+        assert_eq!(a.shapes, [Shape::new(64, 1, 256)]);
+        assert_eq!(a.layout.layouts(), [Layout::Raw]);
+        assert_eq!(a.seed, 9);
+        let e = parse(&["--shape", "64,1,250"]).unwrap_err();
+        assert!(
+            e.contains("shape '64,1,250' cannot be run: K = 250 is not a multiple of 256"),
+            "{e}"
+        );
+        assert!(parse(&["--layout", "diagonal"]).is_err());
+        // Child-only flags need --child.
+        assert!(parse(&["--save-output", "x"]).is_err());
+        assert!(parse(&["--child", "a", "--save-output", "x"]).is_ok());
+    }
+
+    #[test]
+    fn variants_are_found_by_declared_or_canonical_name() {
+        let cat = catalogue();
+        assert_eq!(find_variant(&cat, "b").unwrap().name, "b");
+        let canonical = canonical_name(&cat[2]);
+        assert_eq!(find_variant(&cat, &canonical).unwrap().name, "c");
+        assert_eq!(
+            find_variant(&cat, "x").unwrap_err().to_string(),
+            "no variant named 'x': known variants are a, b, c"
+        );
+        assert_eq!(
+            find_variant(&[], "x").unwrap_err().to_string(),
+            "no variant named 'x': known variants are none"
+        );
+        let names: Vec<String> = select_variants(&cat, &["c".into(), canonical, "a".into()])
+            .unwrap()
+            .iter()
+            .map(|d| d.name.to_string())
+            .collect();
+        assert_eq!(names, ["c", "a"]);
+        assert_eq!(select_variants(&cat, &[]).unwrap().len(), 3);
+        assert!(matches!(
+            select_variants(&[], &[]),
+            Err(ParityCliError::EmptyCatalogue)
+        ));
+    }
+
+    #[test]
+    fn child_prefix_keeps_global_options() {
+        let args: Vec<OsString> = ["--spec", "v.toml", "parity", "--variant", "a"]
+            .map(OsString::from)
+            .to_vec();
+        assert_eq!(
+            prefix_through(&args, "parity"),
+            ["--spec", "v.toml", "parity"].map(OsString::from)
+        );
+        assert_eq!(prefix_through(&[], "parity"), [OsString::from("parity")]);
+    }
+
+    #[test]
+    fn child_arguments_parse_back() {
+        let cat = catalogue();
+        let cache = PathBuf::from("/tmp/c");
+        let proven = ("a (raw)".to_string(), PathBuf::from("/tmp/p.f32"));
+        let spec = ChildSpec {
+            desc: &cat[1],
+            case: ParityCase {
+                shape: Shape::new(4097, 513, 4096),
+                layout: Layout::Padded,
+                seed: 5,
+            },
+            gpu: 0,
+            proven: Some(&proven),
+            save: None,
+            cubin_cache: &cache,
+            timeout: Duration::from_secs(1),
+        };
+        let strings: Vec<String> = child_args(&spec)
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        let refs: Vec<&str> = strings.iter().map(String::as_str).collect();
+        let a = parse(&refs).unwrap();
+        assert_eq!(a.child.as_deref(), Some("b"));
+        assert_eq!(a.shapes, [Shape::new(4097, 513, 4096)]);
+        assert_eq!(a.layout, LayoutChoice::Padded);
+        assert_eq!(a.seed, 5);
+        assert_eq!(a.proven, Some(PathBuf::from("/tmp/p.f32")));
+        assert_eq!(a.proven_variant.as_deref(), Some("a (raw)"));
+        assert_eq!(a.cubin_cache, Some(cache));
+    }
+
+    #[test]
+    fn child_output_is_read_back() {
+        let cat = catalogue();
+        let case = ParityCase {
+            shape: Shape::new(64, 1, 256),
+            layout: Layout::Raw,
+            seed: 1,
+        };
+        let mut row = ParityRow::new(&cat[0], &case);
+        row.status = Status::Pass;
+        let stdout = format!("some noise\n{}\n", row.encode());
+        assert_eq!(row_from_stdout(&stdout), Some(Ok(row)));
+        assert_eq!(row_from_stdout("nothing here\n"), None);
+        assert_eq!(
+            last_line("a\nthread 'main' panicked at x\n\n  \n"),
+            Some("thread 'main' panicked at x")
+        );
+        assert_eq!(last_line(""), None);
+    }
+
+    #[test]
+    fn table_shows_every_row_and_the_failures() {
+        let cat = catalogue();
+        let case = ParityCase {
+            shape: Shape::new(1000, 77, 2816),
+            layout: Layout::Raw,
+            seed: 1,
+        };
+        let mut ok = ParityRow::new(&cat[0], &case);
+        ok.status = Status::Pass;
+        ok.checked = 77_000;
+        let mut bad = ParityRow::new(&cat[1], &case);
+        bad.error = Some(
+            "the matmul x failed with CUDA_ERROR_MISALIGNED_ADDRESS (misaligned address)".into(),
+        );
+        let t = render_table(&[ok, bad]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[0].starts_with("variant  layout  shape"), "{t}");
+        assert!(
+            lines[2].starts_with("a        raw     1000,77,2816  77000"),
+            "{t}"
+        );
+        assert!(lines[2].ends_with("pass"), "{t}");
+        assert!(lines[3].ends_with("FAILED"), "{t}");
+        assert!(t.contains(
+            "b raw 1000,77,2816 (FAILED): the matmul x failed with CUDA_ERROR_MISALIGNED_ADDRESS"
+        ));
+    }
+
+    #[test]
+    fn f32_files_round_trip() {
+        let dir = std::env::temp_dir().join(format!("mmqgen-parity-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("o.f32");
+        let values = [1.5f32, -0.0, f32::from_bits(0xFFC0_DEAD), f32::MAX];
+        write_f32_file(&path, &values).unwrap();
+        let back = read_f32_file(&path).unwrap();
+        assert_eq!(
+            back.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            values.map(f32::to_bits)
+        );
+        std::fs::write(&path, [0u8; 5]).unwrap();
+        assert!(read_f32_file(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("not a whole number of f32 values"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,118 @@
+//! What a variant compiles to, per architecture: the ptxas resource report of each entry point and, where
+//! cuobjdump is installed, a SASS summary. `mmqgen check` prints it; tests assert on it (the engine's
+//! instruction is there, widths are real, shipped variants do not spill, shared memory matches the layout).
+
+use crate::codegen::render::{render, RenderError, RenderedVariant};
+use crate::codegen::{Arch, VariantDescription};
+use crate::compile::{compile_cubin, sass_summary, CompileError, KernelResources, SassSummary};
+
+/// One entry point's report on one architecture.
+#[derive(Clone, Debug)]
+pub struct EntryReport {
+    pub kernel: String,
+    pub resources: KernelResources,
+    /// None where cuobjdump is absent.
+    pub sass: Option<SassSummary>,
+}
+
+/// A variant on one architecture.
+#[derive(Clone, Debug)]
+pub struct VariantReport {
+    pub name: String,
+    pub canonical: String,
+    pub arch: Arch,
+    pub rendered: RenderedVariant,
+    /// The two matmul entry points (raw, padded).
+    pub entries: Vec<EntryReport>,
+    pub allow_spills: bool,
+}
+
+/// A reason the check fails for a variant.
+#[derive(Debug, thiserror::Error)]
+pub enum InspectError {
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error(transparent)]
+    Compile(#[from] CompileError),
+    #[error("ptxas reported no entry point named '{0}'")]
+    MissingKernel(String),
+}
+
+impl VariantReport {
+    /// Problems the catalogue may not have: spills or a stack frame in a shipped variant (DECISIONS.md 10),
+    /// static shared memory other than the layout's figure.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for entry in &self.entries {
+            let r = &entry.resources;
+            if !self.allow_spills
+                && (r.spill_stores_bytes > 0 || r.spill_loads_bytes > 0 || r.stack_frame_bytes > 0)
+            {
+                problems.push(format!(
+                    "{} on {}: {} bytes of stack frame and {}/{} bytes of spill stores/loads, but shipped variants may not \
+                     spill (declare allow_spills: true for an experiment)",
+                    entry.kernel, self.arch, r.stack_frame_bytes, r.spill_stores_bytes, r.spill_loads_bytes
+                ));
+            }
+            let expected_static = if self.rendered.dynamic_shared {
+                0
+            } else {
+                self.rendered.shared_bytes
+            };
+            if r.shared_bytes != expected_static {
+                problems.push(format!(
+                    "{} on {}: ptxas reports {} bytes of static shared memory, the layout says {}",
+                    entry.kernel, self.arch, r.shared_bytes, expected_static
+                ));
+            }
+        }
+        problems
+    }
+}
+
+/// Renders and compiles `desc` for `arch`; with `with_sass`, also disassembles (when cuobjdump exists).
+pub fn inspect(
+    desc: &VariantDescription,
+    arch: Arch,
+    with_sass: bool,
+) -> Result<VariantReport, InspectError> {
+    let rendered = render(desc)?;
+    let compiled = compile_cubin(
+        &rendered.source,
+        &format!("{}.cu", rendered.canonical),
+        arch.keyword(),
+        false,
+    )?;
+    let sass = if with_sass {
+        sass_summary(&compiled.cubin)?
+    } else {
+        None
+    };
+    let mut entries = Vec::new();
+    for kernel in [&rendered.kernels.raw, &rendered.kernels.padded] {
+        let resources = compiled
+            .report
+            .iter()
+            .find(|r| &r.kernel == kernel)
+            .cloned()
+            .ok_or_else(|| InspectError::MissingKernel(kernel.clone()))?;
+        let sass = sass.as_ref().and_then(|all| {
+            all.iter()
+                .find(|s| s.function.contains(kernel.as_str()))
+                .cloned()
+        });
+        entries.push(EntryReport {
+            kernel: kernel.clone(),
+            resources,
+            sass,
+        });
+    }
+    Ok(VariantReport {
+        name: desc.name.to_string(),
+        canonical: rendered.canonical.clone(),
+        arch,
+        rendered,
+        entries,
+        allow_spills: desc.allow_spills,
+    })
+}

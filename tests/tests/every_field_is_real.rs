@@ -1,0 +1,147 @@
+//! Every field of a description reaches the generated code: changing any one field to another legal value
+//! changes the kernel body (the header, which records the description, is left out of the comparison). The
+//! two fields that must not change the source (architectures, allow_spills) are checked to leave it alone,
+//! and canonical names are checked to tell apart any two descriptions that render differently.
+
+use mmqgen::codegen::fields::{set_field, FieldValue};
+use mmqgen::codegen::render::render;
+use mmqgen::codegen::{canonical_name, validate, VariantDescription};
+use std::collections::HashMap;
+
+/// The source after the header comment block.
+fn body(source: &str) -> String {
+    source
+        .lines()
+        .skip_while(|line| line.starts_with("//") || line.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn with(base: &VariantDescription, changes: &[(&str, FieldValue)]) -> VariantDescription {
+    let mut desc = base.clone();
+    for (field, value) in changes {
+        set_field(&mut desc, field, value).expect("a known field and a well-formed value");
+    }
+    desc
+}
+
+fn word(w: &str) -> FieldValue {
+    FieldValue::Word(w.to_string())
+}
+
+/// For each field, a change (with whatever companion changes keep the description legal).
+fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
+    use FieldValue::Int;
+    vec![
+        ("engine", vec![("engine", word("mma_k16"))]),
+        ("mode", vec![("mode", word("f32_per16"))]),
+        ("kdr", vec![("kdr", Int(4))]),
+        ("nbj", vec![("nbj", Int(128))]),
+        ("tile_n", vec![("tile_n", Int(64))]),
+        ("warps_m", vec![("warps_m", Int(4))]),
+        ("warps_n", vec![("warps_n", Int(1))]),
+        ("ksplit", vec![("ksplit", Int(2))]),
+        ("scale_fetch", vec![("scale_fetch", word("wide"))]),
+        ("expand", vec![("expand", word("uint4"))]),
+        (
+            "cp_async_activations",
+            vec![("cp_async_activations", Int(16))],
+        ),
+        (
+            "cp_async_plane",
+            vec![("scale_fetch", word("plane")), ("cp_async_plane", Int(4))],
+        ),
+        (
+            "stages",
+            vec![("cp_async_activations", Int(16)), ("stages", Int(3))],
+        ),
+    ]
+}
+
+#[test]
+fn each_field_changes_the_kernel_body() {
+    let base = mmqgen::catalogue::DP4A_INT_PER32;
+    let base_body = body(&render(&base).unwrap().source);
+    for (field, changes) in field_changes() {
+        let changed = with(&base, &changes);
+        validate(&changed)
+            .unwrap_or_else(|e| panic!("changing {field} made an invalid description: {e:?}"));
+        let changed_body = body(&render(&changed).unwrap().source);
+        // Companion changes alone must not explain the difference: compare against the companions applied.
+        let companions: Vec<(&str, FieldValue)> = changes
+            .iter()
+            .filter(|(f, _)| *f != field)
+            .cloned()
+            .collect();
+        let reference = body(&render(&with(&base, &companions)).unwrap().source);
+        assert_ne!(
+            changed_body, reference,
+            "field `{field}` did not change the generated kernel body"
+        );
+        assert_ne!(
+            changed_body, base_body,
+            "field `{field}` did not change the generated kernel body"
+        );
+    }
+}
+
+#[test]
+fn arch_list_and_allow_spills_leave_the_source_alone() {
+    let base = mmqgen::catalogue::R56;
+    let source = render(&base).unwrap().source;
+    let only_sm90 = with(&base, &[("archs", FieldValue::List(vec![word("sm_90")]))]);
+    let spilling = with(&base, &[("allow_spills", FieldValue::Bool(true))]);
+    assert_eq!(render(&only_sm90).unwrap().source, source);
+    assert_eq!(render(&spilling).unwrap().source, source);
+    assert_eq!(canonical_name(&only_sm90), canonical_name(&base));
+}
+
+#[test]
+fn descriptions_that_render_differently_have_different_canonical_names() {
+    // A grid over the fields, legal combinations only.
+    let mut by_name: HashMap<String, String> = HashMap::new();
+    let mut rendered = 0;
+    for engine in ["dp4a", "mma_k16", "mma_k32_fold"] {
+        for mode in ["f32_per16", "int_per32", "int_per256"] {
+            for fetch in ["narrow", "wide", "plane"] {
+                for (kdr, cpa, stages) in [(1, 0, 1), (2, 16, 2), (8, 8, 1)] {
+                    let desc = with(
+                        &mmqgen::catalogue::DP4A_INT_PER32,
+                        &[
+                            ("engine", word(engine)),
+                            ("mode", word(mode)),
+                            ("scale_fetch", word(fetch)),
+                            ("kdr", FieldValue::Int(kdr)),
+                            (
+                                "cp_async_activations",
+                                if cpa == 0 {
+                                    word("off")
+                                } else {
+                                    FieldValue::Int(cpa)
+                                },
+                            ),
+                            ("stages", FieldValue::Int(stages)),
+                        ],
+                    );
+                    if validate(&desc).is_err() {
+                        continue;
+                    }
+                    let source = render(&desc).unwrap().source;
+                    rendered += 1;
+                    if let Some(previous) = by_name.insert(canonical_name(&desc), source.clone()) {
+                        assert_eq!(
+                            previous,
+                            source,
+                            "two different sources share {}",
+                            canonical_name(&desc)
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        rendered > 40,
+        "the grid should cover many legal descriptions, got {rendered}"
+    );
+}
