@@ -18,5 +18,5 @@ pub mod compile;
 pub mod device;
 pub mod inspect;
 pub mod launch;
-// pub mod parity;
+pub mod parity;
 pub mod weights;

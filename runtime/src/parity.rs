@@ -21,8 +21,8 @@ use std::time::Instant;
 
 use mmqgen_codegen::{canonical_name, NumericsMode, VariantDescription};
 use mmqgen_reference::activations::{quantize_activations, QuantizedActivations};
-use mmqgen_reference::{digest, digest_case_inputs};
 use mmqgen_reference::matmul::{reference_matmul, reference_output};
+use mmqgen_reference::{digest, digest_case_inputs};
 
 use crate::device::{is_sticky_kernel_fault, synchronize, DeviceError, Gpu};
 use crate::launch::{

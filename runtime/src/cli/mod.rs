@@ -4,7 +4,7 @@
 
 mod check;
 mod formats;
-//pub mod parity;
+pub mod parity;
 
 use crate::codegen::{canonical_name, spec_file, VariantDescription};
 use clap::{Parser, Subcommand};
@@ -45,8 +45,8 @@ enum Command {
     /// GGUF file tools.
     #[command(subcommand)]
     Gguf(formats::GgufCommand),
-    // Run variants on the GPU against the CPU reference, bit for bit.
-    //Parity(parity::ParityArgs),
+    /// Run variants on the GPU against the CPU reference, bit for bit, each case in a fresh process.
+    Parity(Box<parity::ParityArgs>),
 }
 
 /// An error the CLI reports as one sentence.
@@ -139,6 +139,16 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
         Command::Check(args) => check::run(&args, &all),
         Command::Q6k(command) => formats::run_q6k(command),
         Command::Gguf(command) => formats::run_gguf(command),
-        //Command::Parity(args) => parity::run(&args, &all),
+        Command::Parity(args) => {
+            // The children re-run this binary; they need the same variant file to find the same variants.
+            let mut prefix: Vec<std::ffi::OsString> = Vec::new();
+            if let Some(path) = &cli.variants {
+                prefix.push("--variants".into());
+                prefix.push(path.clone().into_os_string());
+            }
+            prefix.push("parity".into());
+            let child = parity::ChildCommand::current_exe(prefix)?;
+            Ok(parity::run_with(&args, &all, &child)?)
+        }
     }
 }

@@ -49,9 +49,11 @@ fn parse_shape(s: &str) -> Result<Shape, String> {
 /// `mmqgen parity [--variant NAME]... [--shape m,n,k]... [--layout raw|padded|both] [--seed N] [--json FILE]`
 #[derive(Args, Clone, Debug)]
 pub struct ParityArgs {
+    // The field is `variant`, not `variants`: clap keys arguments by field name, and the `mmqgen` command has a
+    // global `--variants FILE` (a clash panics when the arguments are read).
     /// A variant to check, by declared or canonical name (repeat for several; default: every variant known).
     #[arg(long = "variant", value_name = "NAME")]
-    pub variants: Vec<String>,
+    pub variant: Vec<String>,
 
     /// A shape m,n,k (weight rows, tokens, K) to check (repeat for several; default: 1000,77,2816, 64,1,256
     /// and 4097,513,4096, the last one sampled).
@@ -130,6 +132,13 @@ pub struct ChildCommand {
 }
 
 impl ChildCommand {
+    /// This executable with the given prefix (global options the child needs, then the subcommand), e.g.
+    /// `["--variants", "extra.toml", "parity"]`.
+    pub fn current_exe(prefix: Vec<OsString>) -> Result<ChildCommand, ParityCliError> {
+        let program = std::env::current_exe().map_err(ParityCliError::CurrentExe)?;
+        Ok(ChildCommand { program, prefix })
+    }
+
     /// This executable, with this process' arguments up to and including the first `subcommand` (so global
     /// options given before it reach the child too); just `[subcommand]` when it is not found.
     pub fn from_env(subcommand: &str) -> Result<ChildCommand, ParityCliError> {
@@ -249,7 +258,7 @@ fn run_parent(
     catalogue: &[VariantDescription],
     child: &ChildCommand,
 ) -> Result<ExitCode, ParityCliError> {
-    let variants = select_variants(catalogue, &args.variants)?;
+    let variants = select_variants(catalogue, &args.variant)?;
     let shapes: Vec<Shape> = if args.shapes.is_empty() {
         DEFAULT_SHAPES.to_vec()
     } else {
@@ -389,6 +398,47 @@ pub fn row_from_stdout(stdout: &str) -> Option<Result<ParityRow, String>> {
         .map(ParityRow::decode)
 }
 
+/// A pipe read to its end on a thread, into a shared buffer.
+struct Drained {
+    text: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+impl Drained {
+    /// The text read so far, after waiting until `deadline` at most for the end of the pipe.
+    fn finish(self, deadline: Instant) -> String {
+        let _ = self
+            .done
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()));
+        let bytes = self.text.lock().map(|b| b.clone()).unwrap_or_default();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+fn drain(pipe: Option<Box<dyn Read + Send>>) -> Drained {
+    let text = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (tx, done) = std::sync::mpsc::channel();
+    let shared = text.clone();
+    std::thread::spawn(move || {
+        if let Some(mut p) = pipe {
+            let mut chunk = [0u8; 8192];
+            loop {
+                match p.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(k) => match shared.lock() {
+                        Ok(mut b) => b.extend_from_slice(&chunk[..k]),
+                        Err(_) => break,
+                    },
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                }
+            }
+        }
+        let _ = tx.send(());
+    });
+    Drained { text, done }
+}
+
 fn run_child_process(child: &ChildCommand, spec: &ChildSpec<'_>) -> ParityRow {
     let start = Instant::now();
     let ms = |start: Instant| start.elapsed().as_secs_f64() * 1e3;
@@ -411,22 +461,14 @@ fn run_child_process(child: &ChildCommand, spec: &ChildSpec<'_>) -> ParityRow {
             )
         }
     };
-    // Drain both pipes on threads so that a chatty child never blocks on a full pipe.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(mut p) = pipe {
-                let _ = p.read_to_end(&mut buf);
-            }
-            String::from_utf8_lossy(&buf).into_owned()
-        })
-    };
-    let out_thread = drain(
+    // Drain both pipes on threads so that a chatty child never blocks on a full pipe. The text is shared, not
+    // returned, so that a pipe still held open by something the child started cannot hold the parent up.
+    let out_buf = drain(
         proc.stdout
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
     );
-    let err_thread = drain(
+    let err_buf = drain(
         proc.stderr
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
@@ -444,8 +486,9 @@ fn run_child_process(child: &ChildCommand, spec: &ChildSpec<'_>) -> ParityRow {
             Err(e) => break Err(e),
         }
     };
-    let stdout = out_thread.join().unwrap_or_default();
-    let stderr = err_thread.join().unwrap_or_default();
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let stdout = out_buf.finish(deadline);
+    let stderr = err_buf.finish(deadline);
     let tail = last_line(&stderr)
         .map(|l| format!(": {l}"))
         .unwrap_or_default();
@@ -756,7 +799,7 @@ mod tests {
     #[test]
     fn arguments_parse() {
         let a = parse(&[]).unwrap();
-        assert!(a.variants.is_empty() && a.shapes.is_empty());
+        assert!(a.variant.is_empty() && a.shapes.is_empty());
         assert_eq!(a.layout, LayoutChoice::Both);
         assert_eq!(a.seed, 1);
         let a = parse(&[
@@ -772,7 +815,7 @@ mod tests {
             "9",
         ])
         .unwrap();
-        assert_eq!(a.variants, ["a", "b"]);
+        assert_eq!(a.variant, ["a", "b"]);
         assert_eq!(a.shapes, [Shape::new(64, 1, 256)]);
         assert_eq!(a.layout.layouts(), [Layout::Raw]);
         assert_eq!(a.seed, 9);
@@ -906,6 +949,106 @@ mod tests {
         assert!(t.contains(
             "b raw 1000,77,2816 (FAILED): the matmul x failed with CUDA_ERROR_MISALIGNED_ADDRESS"
         ));
+    }
+
+    /// A stand-in child: `sh -c SCRIPT` (the child arguments land in `$1...` and are ignored).
+    #[cfg(unix)]
+    fn shell_child(script: &str, timeout_s: u64) -> ParityRow {
+        let cat = catalogue();
+        let cache = std::env::temp_dir();
+        let spec = ChildSpec {
+            desc: &cat[0],
+            case: ParityCase {
+                shape: Shape::new(64, 1, 256),
+                layout: Layout::Raw,
+                seed: 1,
+            },
+            gpu: 0,
+            proven: None,
+            save: None,
+            cubin_cache: &cache,
+            timeout: Duration::from_secs(timeout_s),
+        };
+        let child = ChildCommand {
+            program: "sh".into(),
+            prefix: vec!["-c".into(), script.into(), "sh".into()],
+        };
+        run_child_process(&child, &spec)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn crashed_hung_and_garbled_children_become_failed_rows() {
+        let row = shell_child(
+            "echo 'stand-in child: about to crash' >&2; kill -SEGV $$",
+            60,
+        );
+        assert_eq!(row.status, Status::Failed);
+        let e = row.error.unwrap();
+        assert!(
+            e.starts_with("the case's process ended with signal: 11"),
+            "{e}"
+        );
+        assert!(
+            e.ends_with("printed no result: stand-in child: about to crash"),
+            "{e}"
+        );
+
+        let start = Instant::now();
+        let row = shell_child("echo waiting >&2; sleep 30", 1);
+        assert!(start.elapsed() < Duration::from_secs(20));
+        assert_eq!(
+            row.error.as_deref(),
+            Some("the case's process was killed after 1 s: waiting")
+        );
+
+        let row = shell_child("echo 'mmqgen-parity-row\tvariant=a'; exit 1", 60);
+        let e = row.error.unwrap();
+        assert!(
+            e.starts_with(
+                "the case's process printed an unreadable result (the result line has no field"
+            ),
+            "{e}"
+        );
+
+        // A row the child printed is taken as it is, whatever the exit status.
+        let cat = catalogue();
+        let mut good = ParityRow::new(
+            &cat[0],
+            &ParityCase {
+                shape: Shape::new(64, 1, 256),
+                layout: Layout::Raw,
+                seed: 1,
+            },
+        );
+        good.status = Status::Mismatch;
+        good.mismatches = 3;
+        let row = shell_child(&format!("printf '%s\\n' '{}'; exit 1", good.encode()), 60);
+        assert_eq!(row, good);
+
+        let row = run_child_process(
+            &ChildCommand {
+                program: "/nonexistent/mmqgen".into(),
+                prefix: vec![],
+            },
+            &ChildSpec {
+                desc: &cat[0],
+                case: ParityCase {
+                    shape: Shape::new(64, 1, 256),
+                    layout: Layout::Raw,
+                    seed: 1,
+                },
+                gpu: 0,
+                proven: None,
+                save: None,
+                cubin_cache: Path::new("/tmp"),
+                timeout: Duration::from_secs(5),
+            },
+        );
+        assert!(row
+            .error
+            .unwrap()
+            .starts_with("could not start the case's process /nonexistent/mmqgen"));
     }
 
     #[test]
