@@ -14,8 +14,12 @@ pub enum Engine {
     Dp4a,
     /// `mma.sync m16n8k16 s8` on `q6 - 32`, scales applied after the MMA (llama.cpp's engine).
     MmaK16,
-    /// `mma.sync m16n8k32 s8` on two int8 planes with `sc*(q6-32) = 64*h + l` (ANCHORS.md 6).
+    /// `mma.sync m16n8k32 s8` on two int8 planes with `sc*(q6-32) = 64*h + l` (ANCHORS.md 6), folded in the
+    /// kernel from the q6_K blocks.
     MmaK32Fold,
+    /// The same fold done once at registration: the kernel streams the `h`/`l` planes (2 bytes per weight on
+    /// the device) with no per-weight ALU work, like an int8 GEMM.
+    MmaK32Prefolded,
 }
 
 /// Which float sequence of NUMERICS.md 5 the kernel follows. This, and only this, decides the bits.
@@ -99,13 +103,23 @@ pub struct VariantDescription {
 }
 
 impl Engine {
-    pub const ALL: [Engine; 3] = [Engine::Dp4a, Engine::MmaK16, Engine::MmaK32Fold];
+    pub const ALL: [Engine; 4] = [
+        Engine::Dp4a,
+        Engine::MmaK16,
+        Engine::MmaK32Fold,
+        Engine::MmaK32Prefolded,
+    ];
     pub const fn keyword(self) -> &'static str {
         match self {
             Engine::Dp4a => "dp4a",
             Engine::MmaK16 => "mma_k16",
             Engine::MmaK32Fold => "mma_k32_fold",
+            Engine::MmaK32Prefolded => "mma_k32_prefolded",
         }
+    }
+    /// Engines that multiply the folded `h`/`l` planes (no per-16 partial, so no `f32_per16`).
+    pub const fn is_fold(self) -> bool {
+        matches!(self, Engine::MmaK32Fold | Engine::MmaK32Prefolded)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The shared-memory layout of a variant: one function that both the validator (the architecture's limit)
 //! and the renderer (the offsets in the generated code) call, so the two can never disagree.
 
-use crate::description::{Engine, NumericsMode, VariantDescription};
+use crate::description::{NumericsMode, VariantDescription};
 
 /// Bytes added to every staged row so that neighbouring rows start in different banks, keeping 16-byte alignment.
 pub const ROW_PAD_BYTES: u32 = 16;
@@ -41,11 +41,7 @@ const fn round16(x: u32) -> u32 {
 /// (refused by the validator) instead of overflowing.
 pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     let staged_row = desc.kdr.saturating_mul(32).saturating_add(ROW_PAD_BYTES);
-    let weight_planes = if desc.engine == Engine::MmaK32Fold {
-        2
-    } else {
-        1
-    };
+    let weight_planes = if desc.engine.is_fold() { 2 } else { 1 };
     let mut regions = Vec::new();
     let mut offset = 0u32;
     let mut push = |name: &'static str, bytes: u32, row_stride: u32| {
@@ -66,7 +62,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         staged_row,
     );
     match (desc.engine, desc.mode) {
-        (Engine::MmaK32Fold, _) => push("smem_weight_d", desc.nbj.saturating_mul(4), 4),
+        (engine, _) if engine.is_fold() => push("smem_weight_d", desc.nbj.saturating_mul(4), 4),
         // One (even, odd) pair of f32 `d*sc` per row and chunk, chunk-major like the seed's W_dsc plane.
         (_, NumericsMode::F32Per16) => push(
             "smem_weight_dsc",

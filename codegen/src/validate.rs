@@ -15,6 +15,8 @@ pub const fn engine_tile(engine: Engine) -> (u32, u32) {
         Engine::Dp4a => (8, 4),
         // mma.sync m16n8.
         Engine::MmaK16 | Engine::MmaK32Fold => (16, 8),
+        // B fragments are loaded two at a time (ldmatrix.x4).
+        Engine::MmaK32Prefolded => (16, 16),
     }
 }
 
@@ -65,12 +67,35 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     );
     check(
         &mut errors,
-        !(desc.engine == Engine::MmaK32Fold && desc.mode == NumericsMode::F32Per16),
+        !(desc.engine.is_fold() && desc.mode == NumericsMode::F32Per16),
         "mode",
-        "engine mma_k32_fold has no per-16 partial, so it cannot run mode f32_per16; use int_per32 or \
-         int_per256"
-            .to_string(),
+        format!(
+            "engine {} has no per-16 partial, so it cannot run mode f32_per16; use int_per32 or int_per256",
+            desc.engine
+        ),
     );
+    if desc.engine == Engine::MmaK32Prefolded {
+        check(
+            &mut errors,
+            desc.scale_fetch == ScaleFetch::Plane,
+            "scale_fetch",
+            format!(
+                "engine mma_k32_prefolded keeps no q6_K blocks on the device, so its d comes from the plane: \
+                 scale_fetch must be plane, not {}",
+                desc.scale_fetch
+            ),
+        );
+        check(
+            &mut errors,
+            desc.kdr == 8,
+            "kdr",
+            format!(
+                "engine mma_k32_prefolded stages a whole super-block (h pass, x64, l pass in one accumulator): kdr \
+                 must be 8; got {}",
+                desc.kdr
+            ),
+        );
+    }
 
     let (tile_rows, tile_tokens) = engine_tile(desc.engine);
     let warps = desc.warps_m.saturating_mul(desc.warps_n);
@@ -144,7 +169,7 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     check(
         &mut errors,
         !(desc.cp_async_plane.bytes() > staged_scale_run
-            && desc.engine != Engine::MmaK32Fold
+            && !desc.engine.is_fold()
             && desc.mode != NumericsMode::F32Per16),
         "cp_async_plane",
         format!(

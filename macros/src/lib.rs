@@ -385,6 +385,7 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
         Engine::Dp4a => quote!(Dp4a),
         Engine::MmaK16 => quote!(MmaK16),
         Engine::MmaK32Fold => quote!(MmaK32Fold),
+        Engine::MmaK32Prefolded => quote!(MmaK32Prefolded),
     };
     let mode = match mode {
         NumericsMode::F32Per16 => quote!(F32Per16),

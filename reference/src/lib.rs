@@ -24,8 +24,8 @@ pub use activations::{quantize_activations, QuantizedActivations};
 pub use data::{activations, outlier_channels, random_blocks, weights_q6k, ACTIVATION_STREAM};
 pub use matmul::{fold, reference_matmul, reference_output};
 pub use registration::{
-    check_weights, f32_per16_plane, int_plane, plane_rows, raw_to_padded, RegistrationError,
-    PADDED_BLOCK_BYTES,
+    check_weights, f32_per16_plane, fold_planes, int_plane, plane_rows, raw_to_padded,
+    RegistrationError, PADDED_BLOCK_BYTES,
 };
 pub use rng::{derive_seed, SplitMix64};
 

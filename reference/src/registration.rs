@@ -141,6 +141,27 @@ pub fn int_plane(raw: &[u8], m: usize, k: usize) -> Vec<u8> {
     out
 }
 
+/// The prefolded weights (engine `mma_k32_prefolded`, docs/KERNELS.md): per row and super-block 512 bytes, the
+/// 256 `h` then the 256 `l` of `sc * (q6 - 32) = 64 h + l` ([`crate::matmul::fold`]), K order; row stride `2 K`.
+///
+/// # Panics
+/// If `raw` is not `m` rows of `K / 256` blocks.
+pub fn fold_planes(raw: &[u8], m: usize, k: usize) -> Vec<u8> {
+    assert_layout(raw, m, k);
+    let mut out = vec![0u8; m * 2 * k];
+    for (index, block) in blocks(raw).expect("checked length").enumerate() {
+        let record = &mut out[index * 512..][..512];
+        let scales = block.scales();
+        for weight in 0..BLOCK_WEIGHTS {
+            let v = i32::from(scales[weight / 16]) * i32::from(block.q6(weight));
+            let (h, l) = crate::matmul::fold(v);
+            record[weight] = h as u8;
+            record[256 + weight] = l as u8;
+        }
+    }
+    out
+}
+
 fn assert_layout(raw: &[u8], m: usize, k: usize) {
     assert!(
         k.is_multiple_of(BLOCK_WEIGHTS),
@@ -151,6 +172,28 @@ fn assert_layout(raw: &[u8], m: usize, k: usize) {
         m * (k / BLOCK_WEIGHTS) * BLOCK_BYTES,
         "the weights are not m = {m} rows of K = {k}"
     );
+}
+
+#[cfg(test)]
+mod fold_plane_tests {
+    use super::*;
+    use crate::data::random_blocks;
+
+    #[test]
+    fn fold_planes_reassemble_every_scaled_weight() {
+        let (m, k) = (3, 512);
+        let raw = random_blocks(m, k, 11);
+        let planes = fold_planes(&raw, m, k);
+        assert_eq!(planes.len(), m * 2 * k);
+        for (index, block) in blocks(&raw).unwrap().enumerate() {
+            for weight in 0..BLOCK_WEIGHTS {
+                let h = planes[index * 512 + weight] as i8 as i32;
+                let l = planes[index * 512 + 256 + weight] as i8 as i32;
+                let v = i32::from(block.scales()[weight / 16]) * i32::from(block.q6(weight));
+                assert_eq!(64 * h + l, v, "block {index} weight {weight}");
+            }
+        }
+    }
 }
 
 #[cfg(test)]

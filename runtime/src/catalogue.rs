@@ -53,6 +53,31 @@ pub const FOLD_PER256_PLANE: VariantDescription = variant! {
     warps_m: 4, warps_n: 2, scale_fetch: plane, expand: uint4, cp_async_activations: 16, cp_async_plane: 16,
     stages: 3, archs: [sm_80, sm_90],
 };
+/// The fold done at registration: the kernel streams the h/l planes like an int8 GEMM (two m16n8k32 passes per
+/// super-block into one accumulator set: H, x64, + L), one activation scale per 256. The throughput candidate.
+pub const PREFOLDED_PER256: VariantDescription = variant! {
+    name: "prefolded_per256", engine: mma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 128, tile_n: 64,
+    warps_m: 4, warps_n: 2, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
+    archs: [sm_90],
+};
+/// Prefolded with a wider token tile (64 rows x 128 tokens): fewer re-reads of the folded weights at large n.
+pub const PREFOLDED_PER256_WIDE_N: VariantDescription = variant! {
+    name: "prefolded_per256_wide_n", engine: mma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 64, tile_n: 128,
+    warps_m: 2, warps_n: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
+    archs: [sm_80, sm_90],
+};
+/// Prefolded with one activation scale per 32 (the accurate mode): one I2F and FFMA per output per chunk.
+pub const PREFOLDED_PER32: VariantDescription = variant! {
+    name: "prefolded_per32", engine: mma_k32_prefolded, mode: int_per32, kdr: 8, nbj: 128, tile_n: 32,
+    warps_m: 4, warps_n: 2, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
+    archs: [sm_80, sm_90],
+};
+/// Prefolded for few tokens: 16 tokens per block, K split by four.
+pub const PREFOLDED_SMALL_N: VariantDescription = variant! {
+    name: "prefolded_small_n", engine: mma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 64, tile_n: 16,
+    warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16,
+    stages: 2, archs: [sm_80, sm_90],
+};
 /// Split-K for few tokens: K in two halves of whole segments, then the ordered combine.
 pub const SPLITK2_PER32: VariantDescription = variant! {
     name: "splitk2_per32", engine: mma_k16, mode: int_per32, kdr: 4, nbj: 64, tile_n: 32, warps_m: 2,
@@ -90,6 +115,10 @@ pub fn all() -> Vec<VariantDescription> {
         FOLD_PER32,
         FOLD_PER256,
         FOLD_PER256_PLANE,
+        PREFOLDED_PER256,
+        PREFOLDED_PER256_WIDE_N,
+        PREFOLDED_PER32,
+        PREFOLDED_SMALL_N,
         SPLITK2_PER32,
         SPLITK4_FOLD_PER256,
         SMALL_N_F32,

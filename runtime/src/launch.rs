@@ -21,7 +21,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
 use mmqgen_codegen::{
-    canonical_name, shared_layout, NumericsMode, ScaleFetch, VariantDescription,
+    canonical_name, shared_layout, Engine, NumericsMode, ScaleFetch, VariantDescription,
     SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 use mmqgen_reference::activations::QuantizedActivations;
@@ -736,6 +736,14 @@ impl LoadedVariant {
                 mode: self.desc.mode,
             });
         }
+        if self.desc.engine == Engine::MmaK32Prefolded && weights.plane(PlaneKind::Folded).is_none()
+        {
+            return Err(LaunchError::MissingPlane {
+                variant: self.desc.name.to_string(),
+                plane: PlaneKind::Folded,
+                mode: self.desc.mode,
+            });
+        }
         Ok(())
     }
 
@@ -785,8 +793,13 @@ impl LoadedVariant {
         } else {
             None
         };
+        // The prefolded engine reads the folded planes where the others read the layout's blocks.
+        let weight_bytes = match weights.plane(PlaneKind::Folded) {
+            Some(folded) if self.desc.engine == Engine::MmaK32Prefolded => folded,
+            _ => weights.bytes(),
+        };
         let mut b = stream.launch_builder(&kernel.func);
-        b.arg(weights.bytes());
+        b.arg(weight_bytes);
         match plane {
             Some(p) => b.arg(p),
             None => b.arg(&null),

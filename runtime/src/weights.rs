@@ -10,10 +10,10 @@ use std::fmt;
 use std::str::FromStr;
 
 use cudarc::driver::{CudaSlice, CudaStream};
-use mmqgen_codegen::{NumericsMode, ScaleFetch, VariantDescription};
+use mmqgen_codegen::{Engine, NumericsMode, ScaleFetch, VariantDescription};
 use mmqgen_reference::registration::{
-    check_weights, f32_per16_plane, int_plane, plane_rows, raw_to_padded, RegistrationError,
-    INT_PLANE_ROW_BYTES, PADDED_BLOCK_BYTES,
+    check_weights, f32_per16_plane, fold_planes, int_plane, plane_rows, raw_to_padded,
+    RegistrationError, INT_PLANE_ROW_BYTES, PADDED_BLOCK_BYTES,
 };
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
@@ -77,6 +77,8 @@ pub enum PlaneKind {
     F32Per16,
     /// Per super-block `f32 d [plane_rows]` then `int8 sc [plane_rows][16]` (`int_per32`, `int_per256`).
     Int,
+    /// The weights folded at registration, `h` then `l` per row and super-block (engine `mma_k32_prefolded`).
+    Folded,
 }
 
 impl PlaneKind {
@@ -91,6 +93,7 @@ impl PlaneKind {
         match self {
             PlaneKind::F32Per16 => "f32_per16",
             PlaneKind::Int => "int",
+            PlaneKind::Folded => "folded",
         }
     }
 
@@ -100,6 +103,7 @@ impl PlaneKind {
         match self {
             PlaneKind::F32Per16 => k / 32 * rows * 8,
             PlaneKind::Int => k / 256 * rows * INT_PLANE_ROW_BYTES,
+            PlaneKind::Folded => m * 2 * k,
         }
     }
 }
@@ -156,6 +160,7 @@ pub struct RegisteredWeights {
     bytes: CudaSlice<u8>,
     f32_plane: Option<CudaSlice<u8>>,
     int_plane: Option<CudaSlice<u8>>,
+    folded_plane: Option<CudaSlice<u8>>,
     /// SHA-256 of the raw bytes, so that a plane added later is built from the same matrix.
     fingerprint: [u8; 32],
 }
@@ -200,6 +205,9 @@ impl RegisteredWeights {
         if desc.scale_fetch == ScaleFetch::Plane {
             w.add_plane(raw, desc.mode)?;
         }
+        if desc.engine == Engine::MmaK32Prefolded {
+            w.add_plane_kind(raw, PlaneKind::Folded)?;
+        }
         Ok(w)
     }
 
@@ -239,6 +247,7 @@ impl RegisteredWeights {
             bytes,
             f32_plane: None,
             int_plane: None,
+            folded_plane: None,
             fingerprint: fingerprint(raw),
         })
     }
@@ -246,7 +255,11 @@ impl RegisteredWeights {
     /// Builds and uploads the scale plane `mode` reads (a no-op when it is there already). `raw` must be the
     /// registered matrix's bytes.
     pub fn add_plane(&mut self, raw: &[u8], mode: NumericsMode) -> Result<(), WeightsError> {
-        let kind = PlaneKind::for_mode(mode);
+        self.add_plane_kind(raw, PlaneKind::for_mode(mode))
+    }
+
+    /// Builds and uploads the plane of `kind` (a no-op when it is there already).
+    pub fn add_plane_kind(&mut self, raw: &[u8], kind: PlaneKind) -> Result<(), WeightsError> {
         if self.plane(kind).is_some() {
             return Ok(());
         }
@@ -267,6 +280,9 @@ impl RegisteredWeights {
             }
             PlaneKind::Int => {
                 self.int_plane = Some(upload(&self.stream, &int_plane(raw, m, k), what)?)
+            }
+            PlaneKind::Folded => {
+                self.folded_plane = Some(upload(&self.stream, &fold_planes(raw, m, k), what)?)
             }
         }
         Ok(())
@@ -296,6 +312,7 @@ impl RegisteredWeights {
         match kind {
             PlaneKind::F32Per16 => self.f32_plane.as_ref(),
             PlaneKind::Int => self.int_plane.as_ref(),
+            PlaneKind::Folded => self.folded_plane.as_ref(),
         }
     }
 

@@ -46,59 +46,27 @@ pub enum RenderError {
 /// Shared memory a block can get without raising the function attribute.
 pub const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
 
-const TEMPLATES: [(&str, &str); 13] = [
-    (
-        "module.cu.tera",
-        include_str!("../../../templates/module.cu.tera"),
-    ),
-    (
-        "prelude.cu.tera",
-        include_str!("../../../templates/prelude.cu.tera"),
-    ),
-    (
-        "quantize_activations.cu.tera",
-        include_str!("../../../templates/quantize_activations.cu.tera"),
-    ),
-    (
-        "scales.cu.tera",
-        include_str!("../../../templates/scales.cu.tera"),
-    ),
-    (
-        "stage.cu.tera",
-        include_str!("../../../templates/stage.cu.tera"),
-    ),
-    (
-        "load_stage.cu.tera",
-        include_str!("../../../templates/load_stage.cu.tera"),
-    ),
-    (
-        "stage_scales.cu.tera",
-        include_str!("../../../templates/stage_scales.cu.tera"),
-    ),
-    (
-        "kernel.cu.tera",
-        include_str!("../../../templates/kernel.cu.tera"),
-    ),
-    (
-        "engine_dp4a.cu.tera",
-        include_str!("../../../templates/engine_dp4a.cu.tera"),
-    ),
-    (
-        "engine_mma_k16.cu.tera",
-        include_str!("../../../templates/engine_mma_k16.cu.tera"),
-    ),
-    (
-        "engine_mma_k32_fold.cu.tera",
-        include_str!("../../../templates/engine_mma_k32_fold.cu.tera"),
-    ),
-    (
-        "chunk_scales.cu.tera",
-        include_str!("../../../templates/chunk_scales.cu.tera"),
-    ),
-    (
-        "superblock_end.cu.tera",
-        include_str!("../../../templates/superblock_end.cu.tera"),
-    ),
+/// The templates, embedded at build time (name, text).
+macro_rules! embedded_templates {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../../templates/", $name)))),*]
+    };
+}
+const TEMPLATES: &[(&str, &str)] = embedded_templates![
+    "module.cu.tera",
+    "prelude.cu.tera",
+    "quantize_activations.cu.tera",
+    "scales.cu.tera",
+    "stage.cu.tera",
+    "load_stage.cu.tera",
+    "stage_scales.cu.tera",
+    "kernel.cu.tera",
+    "engine_dp4a.cu.tera",
+    "engine_mma_k16.cu.tera",
+    "engine_mma_k32_fold.cu.tera",
+    "engine_mma_k32_prefolded.cu.tera",
+    "chunk_scales.cu.tera",
+    "superblock_end.cu.tera",
 ];
 
 #[derive(Serialize)]
@@ -191,7 +159,7 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     let rows_per_warp = desc.nbj / desc.warps_m;
     let tokens_per_warp = desc.tile_n / desc.warps_n;
     let group = desc.mode.activation_group();
-    let fold = desc.engine == Engine::MmaK32Fold;
+    let fold = desc.engine.is_fold();
     let layouts = layouts(desc);
 
     let cpa = desc.cp_async_activations.bytes();
@@ -272,6 +240,7 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     ctx.insert("description_lines", &description_lines(desc));
     ctx.insert("kernels", &kernel_list.join(", "));
     ctx.insert("engine", desc.engine.keyword());
+    ctx.insert("folded", &fold);
     ctx.insert("mode", desc.mode.keyword());
     ctx.insert("scale_fetch", desc.scale_fetch.keyword());
     ctx.insert("group", &group);
@@ -310,6 +279,8 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     ctx.insert("cp_async_plane", &cpp);
     ctx.insert("activation_piece", &(if cpa > 0 { cpa } else { 16 }));
     ctx.insert("activation_scale_piece", &activation_scale_piece);
+    // Prefolded weight rows are copied as they are: cp.async at the plane width, else 16-byte loads.
+    ctx.insert("weight_piece", &(if cpp > 0 { cpp } else { 16 }));
     ctx.insert(
         "activation_scale_piece_floats",
         &(activation_scale_piece / 4),
