@@ -12,11 +12,14 @@ pub use mmqgen_formats as formats;
 pub use mmqgen_macros::variant;
 pub use mmqgen_reference as reference;
 
+pub mod cache;
 pub mod catalogue;
 pub mod cli;
 pub mod compile;
 pub mod device;
 pub mod inspect;
 pub mod launch;
+pub mod mutants;
 pub mod parity;
+pub mod select;
 pub mod weights;

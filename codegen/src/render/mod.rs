@@ -155,7 +155,12 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     let canonical = canonical_name(desc);
     let layout = shared_layout(desc);
     let dynamic_shared = layout.total_bytes > STATIC_SHARED_LIMIT;
-    let (tile_rows, tile_tokens) = crate::validate::engine_tile(desc.engine);
+    // dp4a: lanes as 8 rows x 4 tokens; mma: fragments of 16 rows x 8 tokens (the validator's token unit can be
+    // coarser, e.g. prefolded loads B fragments in pairs, but a fragment is still 8 tokens).
+    let (tile_rows, tile_tokens) = match desc.engine {
+        Engine::Dp4a => (8, 4),
+        _ => (16, 8),
+    };
     let rows_per_warp = desc.nbj / desc.warps_m;
     let tokens_per_warp = desc.tile_n / desc.warps_n;
     let group = desc.mode.activation_group();

@@ -3,6 +3,7 @@
 //! on stderr with a non-zero exit.
 
 mod check;
+mod config;
 mod formats;
 pub mod parity;
 
@@ -45,6 +46,11 @@ enum Command {
     /// GGUF file tools.
     #[command(subcommand)]
     Gguf(formats::GgufCommand),
+    /// Selection config tools (`mmqgen.toml`).
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
+    /// Which variant a shape gets, from which rule, and why every other rule did not take it.
+    Explain(config::ExplainArgs),
     /// Run variants on the GPU against the CPU reference, bit for bit, each case in a fresh process.
     Parity(Box<parity::ParityArgs>),
 }
@@ -139,6 +145,8 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
         Command::Check(args) => check::run(&args, &all),
         Command::Q6k(command) => formats::run_q6k(command),
         Command::Gguf(command) => formats::run_gguf(command),
+        Command::Config(command) => config::run_config(&command, &all),
+        Command::Explain(args) => config::run_explain(&args, &all),
         Command::Parity(args) => {
             // The children re-run this binary; they need the same variant file to find the same variants.
             let mut prefix: Vec<std::ffi::OsString> = Vec::new();

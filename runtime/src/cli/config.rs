@@ -1,0 +1,105 @@
+//! `mmqgen config check [FILE]` and `mmqgen explain`: the selection config ([`crate::select`]) made
+//! readable, so that a person can see why a shape gets its variant before trusting a tuned file.
+
+use super::CliError;
+use crate::codegen::VariantDescription;
+use crate::select::{arch_from_str, Config};
+use clap::{Args, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Subcommand)]
+pub enum ConfigCommand {
+    /// Report token-count gaps, dead rules, overlaps and numerics-mode mixes of a selection config (default:
+    /// the embedded one); fails on gaps and dead rules.
+    Check {
+        /// The config file (TOML, `[[rule]]` tables); the embedded default when left out.
+        file: Option<PathBuf>,
+    },
+}
+
+#[derive(Args)]
+pub struct ExplainArgs {
+    /// The GPU architecture (sm_80 or sm_90).
+    #[arg(long)]
+    arch: String,
+    /// Weight rows.
+    #[arg(long)]
+    m: u64,
+    /// Tokens.
+    #[arg(long)]
+    n: u64,
+    /// The reduction length K.
+    #[arg(long)]
+    k: u64,
+    /// The selection config (default: the embedded one).
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+/// Reads and parses `file`, or the embedded default; the string names the source for messages.
+fn load(file: Option<&Path>, all: &[VariantDescription]) -> Result<(Config, String), CliError> {
+    match file {
+        None => {
+            let config =
+                Config::embedded(all).map_err(|e| format!("the embedded default config: {e}"))?;
+            Ok((config, "the embedded default config".to_string()))
+        }
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read the config {}: {e}", path.display()))?;
+            let config =
+                Config::parse(&text, all).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok((config, path.display().to_string()))
+        }
+    }
+}
+
+/// `mmqgen config ...`; `all` is the catalogue plus `--variants` extras.
+pub fn run_config(
+    command: &ConfigCommand,
+    all: &[VariantDescription],
+) -> Result<ExitCode, CliError> {
+    match command {
+        ConfigCommand::Check { file } => {
+            let (config, source) = load(file.as_deref(), all)?;
+            println!("{source}: {} rules", config.rules.len());
+            for rule in &config.rules {
+                println!("  {}: {}", rule.label(), rule.summary());
+            }
+            let findings = config.check();
+            for finding in &findings {
+                println!("{finding}");
+            }
+            let problems = findings.iter().filter(|f| f.is_problem()).count();
+            if problems > 0 {
+                return Err(format!(
+                    "{source} has {problems} problem{} (gaps over n = 1..={} or dead rules)",
+                    if problems == 1 { "" } else { "s" },
+                    crate::select::CHECK_MAX_TOKENS
+                )
+                .into());
+            }
+            println!(
+                "ok: no gaps over n = 1..={} and no dead rules",
+                crate::select::CHECK_MAX_TOKENS
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// `mmqgen explain`: the chosen variant (declared and canonical name), the rule, and every rule's verdict.
+pub fn run_explain(args: &ExplainArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
+    let arch = arch_from_str(&args.arch).ok_or_else(|| {
+        format!(
+            "unknown architecture '{}': mmqgen targets sm_80 and sm_90",
+            args.arch
+        )
+    })?;
+    let (config, source) = load(args.config.as_deref(), all)?;
+    println!("config: {source}");
+    print!("{}", config.explain(arch, args.m, args.n, args.k));
+    config.select(arch, args.m, args.n, args.k)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,596 @@
+//! Selection by config: first match wins, `explain` says why, `check` finds gaps and dead rules, bad configs
+//! are refused with one sentence, and the embedded default covers every token count on both architectures.
+
+use mmqgen::catalogue;
+use mmqgen::codegen::canonical_name;
+use mmqgen::select::{
+    Bounds, Config, ConfigError, Finding, RuleProblem, Verdict, CHECK_MAX_TOKENS, DEFAULT_CONFIG,
+};
+use mmqgen::{Arch, VariantDescription};
+
+fn parse(text: &str) -> Config {
+    Config::parse(text, &catalogue::all()).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+fn refused(text: &str) -> String {
+    match Config::parse(text, &catalogue::all()) {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => {
+            let s = e.to_string();
+            assert!(!s.contains('\n'), "not one sentence: {s}");
+            s
+        }
+    }
+}
+
+const THREE: &str = r#"
+[[rule]]
+name = "decode"
+arch = "sm_90"
+tokens = [1, 128]
+variant = "small_n_f32"
+
+[[rule]]
+name = "big-k"
+arch = "sm_90"
+tokens = { min = 64 }
+k = 14336
+variant = "fold_per256"
+
+[[rule]]
+arch = "sm_90"
+tokens = { min = 100 }
+variant = "fold_per32"
+"#;
+
+#[test]
+fn first_match_wins() {
+    let config = parse(THREE);
+    // n = 100, k = 14336: all three match; the first wins.
+    let s = config.select(Arch::Sm90, 4096, 100, 14336).unwrap();
+    assert_eq!(
+        (s.rule_index, s.rule_name, s.variant.name.as_ref()),
+        (0, "decode", "small_n_f32")
+    );
+    // n = 512, k = 14336: rules 2 and 3 match; rule 2 wins.
+    let s = config.select(Arch::Sm90, 4096, 512, 14336).unwrap();
+    assert_eq!((s.rule_index, s.variant.name.as_ref()), (1, "fold_per256"));
+    // n = 512, k = 4096: only rule 3; unnamed rules are called "rule N".
+    let s = config.select(Arch::Sm90, 4096, 512, 4096).unwrap();
+    assert_eq!(
+        (s.rule_index, s.rule_name, s.variant.name.as_ref()),
+        (2, "rule 3", "fold_per32")
+    );
+}
+
+#[test]
+fn explain_gives_every_rules_reason() {
+    let config = parse(THREE);
+    let e = config.explain(Arch::Sm90, 4096, 512, 14336);
+    assert_eq!(e.chosen, Some(1));
+    let fold256 = catalogue::find(&catalogue::all(), "fold_per256")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        e.variant,
+        Some(("fold_per256".to_string(), canonical_name(&fold256)))
+    );
+    assert_eq!(
+        e.rules[0].verdict,
+        Verdict::Rejected {
+            reasons: vec!["tokens 1..=128 does not contain n = 512".to_string()]
+        }
+    );
+    assert_eq!(
+        e.rules[1].verdict,
+        Verdict::Chosen {
+            because: "arch sm_90, tokens 64.. contains n = 512, m any, k 14336 contains k = 14336"
+                .to_string()
+        }
+    );
+    assert!(matches!(
+        e.rules[2].verdict,
+        Verdict::Shadowed { winner: 1, .. }
+    ));
+    let text = e.to_string();
+    for line in [
+        "sm_90, m = 4096, n = 512, k = 14336: variant fold_per256 (q6k_",
+        "chosen by rule 2 'big-k': the first rule that matches (first match wins)",
+        "rule 1 'decode' [sm_90, n 1..=128 -> small_n_f32]: no: tokens 1..=128 does not contain n = 512",
+        "rule 3 [sm_90, n 100.. -> fold_per32]: matches too (arch sm_90, tokens 100.. contains n = 512, m any, k any), but rule 2 'big-k' comes first (first match wins)",
+    ] {
+        assert!(text.contains(line), "{line:?} not in:\n{text}");
+    }
+
+    // Several reasons at once, and no winner.
+    let e = config.explain(Arch::Sm80, 4096, 512, 4096);
+    assert_eq!(e.chosen, None);
+    assert_eq!(
+        e.rules[1].verdict,
+        Verdict::Rejected {
+            reasons: vec![
+                "arch is sm_90, not sm_80".to_string(),
+                "k 14336 does not contain k = 4096".to_string()
+            ]
+        }
+    );
+    assert!(e
+        .to_string()
+        .starts_with("sm_80, m = 4096, n = 512, k = 4096: no rule matches\n"));
+}
+
+#[test]
+fn no_match_names_the_shape_and_the_rules() {
+    let err = parse(THREE)
+        .select(Arch::Sm80, 4096, 512, 4096)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "no rule matches sm_80 with m = 4096, n = 512, k = 4096; the rules are: \
+         rule 1 'decode' (sm_90, n 1..=128 -> small_n_f32), rule 2 'big-k' (sm_90, n 64.., k 14336 -> fold_per256), \
+         rule 3 (sm_90, n 100.. -> fold_per32)"
+    );
+    let empty = parse("");
+    assert_eq!(
+        empty.select(Arch::Sm90, 1, 1, 256).unwrap_err().to_string(),
+        "no rule matches sm_90 with m = 1, n = 1, k = 256; the config has no rules"
+    );
+    assert_eq!(empty.check(), [Finding::NoRules]);
+}
+
+fn problems(config: &Config) -> Vec<Finding> {
+    config
+        .check()
+        .into_iter()
+        .filter(Finding::is_problem)
+        .collect()
+}
+
+#[test]
+fn gaps_are_found() {
+    let config = parse(
+        r#"
+[[rule]]
+arch = "sm_90"
+tokens = [1, 16]
+variant = "small_n_f32"
+[[rule]]
+arch = "sm_90"
+tokens = [17, 64]
+k = 4096
+variant = "splitk2_per32"
+[[rule]]
+arch = "sm_90"
+tokens = [33, 1000]
+variant = "fold_per32"
+[[rule]]
+arch = "sm_80"
+tokens = 1
+variant = "fold_per32"
+[[rule]]
+arch = "sm_80"
+tokens = { min = 3 }
+variant = "fold_per32"
+"#,
+    );
+    assert_eq!(
+        problems(&config),
+        [
+            Finding::Gap {
+                arch: Arch::Sm80,
+                from: 2,
+                to: 2,
+                partly_limited: false
+            },
+            Finding::Gap {
+                arch: Arch::Sm90,
+                from: 17,
+                to: 32,
+                partly_limited: true
+            },
+            Finding::Gap {
+                arch: Arch::Sm90,
+                from: 1001,
+                to: CHECK_MAX_TOKENS,
+                partly_limited: false
+            },
+        ]
+    );
+    let shown: Vec<String> = problems(&config).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown[0],
+        "gap: no sm_80 rule covers n = 2 for every m and k"
+    );
+    assert_eq!(
+        shown[1],
+        "gap: no sm_90 rule covers n = 17..=32 for every m and k (rules limited to some m or k cover part of it, \
+         which is not enough)"
+    );
+    assert_eq!(
+        shown[2],
+        "gap: no sm_90 rule covers n = 1001..=65536 for every m and k"
+    );
+}
+
+#[test]
+fn dead_rules_are_found_even_when_several_earlier_rules_share_the_work() {
+    let config = parse(
+        r#"
+[[rule]]
+name = "small-m"
+arch = "sm_90"
+tokens = { min = 1 }
+m = [1, 4095]
+variant = "fold_per32"
+[[rule]]
+name = "big-m"
+arch = "sm_90"
+tokens = [1, 1000]
+m = { min = 4096 }
+variant = "fold_per32"
+[[rule]]
+name = "dead"
+arch = "sm_90"
+tokens = [10, 1000]
+variant = "fold_per256"
+[[rule]]
+name = "alive"
+arch = "sm_90"
+tokens = [10, 1001]
+variant = "fold_per256"
+[[rule]]
+name = "other-arch"
+arch = "sm_80"
+tokens = { min = 1 }
+variant = "fold_per32"
+"#,
+    );
+    let findings = config.check();
+    let dead: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| matches!(f, Finding::DeadRule { .. }))
+        .collect();
+    assert_eq!(dead.len(), 1, "{findings:#?}");
+    assert_eq!(
+        dead[0].to_string(),
+        "dead rule: rule 3 'dead' never matches: rule 1 'small-m' and rule 2 'big-m' take every shape it covers \
+         (first match wins)"
+    );
+    // "alive" keeps n = 1001 with m >= 4096: it overlaps both earlier rules, informationally.
+    let overlaps: Vec<String> = findings
+        .iter()
+        .filter(|f| matches!(f, Finding::Overlap { rule: 3, .. }))
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        overlaps,
+        [
+            "overlap (informational): rule 4 'alive' and rule 1 'small-m' both cover sm_90, n 10..=1001, \
+             m 1..=4095, k any; rule 1 'small-m' wins there",
+            "overlap (informational): rule 4 'alive' and rule 2 'big-m' both cover sm_90, n 10..=1000, m 4096.., \
+             k any; rule 2 'big-m' wins there",
+        ]
+    );
+    assert!(findings
+        .iter()
+        .filter(|f| matches!(f, Finding::Overlap { .. }))
+        .all(|f| !f.is_problem()));
+    // The gap check counts only rules without m or k limits: sm_90 has one, for n 10..=1001.
+    assert!(findings.contains(&Finding::Gap {
+        arch: Arch::Sm90,
+        from: 1,
+        to: 9,
+        partly_limited: true
+    }));
+}
+
+#[test]
+fn a_duplicate_rule_is_dead_and_open_ends_are_handled() {
+    let config = parse(
+        r#"
+[[rule]]
+arch = "sm_90"
+tokens = { min = 1 }
+variant = "fold_per32"
+[[rule]]
+arch = "sm_90"
+tokens = { min = 1 }
+k = { min = 256 }
+variant = "fold_per32"
+"#,
+    );
+    assert_eq!(
+        problems(&config),
+        [Finding::DeadRule {
+            rule: 1,
+            label: "rule 2".to_string(),
+            by: vec!["rule 1".to_string()]
+        }]
+    );
+}
+
+#[test]
+fn the_embedded_default_is_complete_and_valid() {
+    assert!(
+        DEFAULT_CONFIG.starts_with('#'),
+        "the default config starts with how it was chosen"
+    );
+    assert!(DEFAULT_CONFIG.contains("mmqgen tune"));
+    let all = catalogue::all();
+    let config = Config::embedded(&all).unwrap();
+    assert_eq!(problems(&config), [], "{:#?}", config.check());
+    for arch in [Arch::Sm80, Arch::Sm90] {
+        assert!(
+            config.rules.iter().any(|r| r.arch == arch),
+            "no rule for {arch}"
+        );
+        for n in [
+            1,
+            2,
+            15,
+            16,
+            17,
+            100,
+            128,
+            129,
+            512,
+            4096,
+            65535,
+            65536,
+            1 << 20,
+        ] {
+            let s = config
+                .select(arch, 4096, n, 14336)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(s.variant.archs.contains(arch));
+        }
+    }
+    for rule in &config.rules {
+        let v = catalogue::find(&all, &rule.variant_name).unwrap_or_else(|| {
+            panic!(
+                "{}: {} is not in the catalogue",
+                rule.label(),
+                rule.variant_name
+            )
+        });
+        assert!(v.archs.contains(rule.arch), "{}", rule.label());
+        assert!(rule.named, "default rules carry names");
+    }
+    // The brief's choices for now.
+    let pick = |n| {
+        config
+            .select(Arch::Sm90, 4096, n, 14336)
+            .unwrap()
+            .variant
+            .name
+            .to_string()
+    };
+    assert_eq!(
+        [pick(16), pick(17), pick(128), pick(129)],
+        [
+            "small_n_f32",
+            "splitk2_per32",
+            "splitk2_per32",
+            "fold_per32"
+        ]
+    );
+    // It mixes numerics modes across n, and says so.
+    assert!(config.check().iter().any(|f| matches!(
+        f,
+        Finding::ModeMix {
+            arch: Arch::Sm90,
+            ..
+        }
+    )));
+}
+
+const OWN_VARIANT: &str = r#"
+[[variant]]
+name = "mine"
+engine = "mma_k16"
+mode = "int_per32"
+nbj = 64
+tile_n = 64
+archs = ["sm_90"]
+
+[[rule]]
+name = "mine-everywhere"
+arch = "sm_90"
+tokens = { min = 1 }
+variant = "mine"
+"#;
+
+#[test]
+fn a_config_can_declare_and_select_its_own_variant() {
+    let config = parse(OWN_VARIANT);
+    assert_eq!(config.variants.len(), 1);
+    let s = config.select(Arch::Sm90, 64, 7, 256).unwrap();
+    assert_eq!(s.variant.name, "mine");
+    assert_eq!(s.variant, &config.variants[0]);
+    // By its canonical name too.
+    let canonical = canonical_name(&config.variants[0]);
+    let by_canonical =
+        parse(&OWN_VARIANT.replace("variant = \"mine\"", &format!("variant = \"{canonical}\"")));
+    assert_eq!(
+        by_canonical
+            .select(Arch::Sm90, 64, 7, 256)
+            .unwrap()
+            .variant
+            .name,
+        "mine"
+    );
+}
+
+#[test]
+fn variants_from_extra_lists_are_known() {
+    let mut all = catalogue::all();
+    let mut extra: VariantDescription = catalogue::FOLD_PER32;
+    extra.name = "extra_fold".into();
+    all.push(extra);
+    let text = "[[rule]]\narch = \"sm_80\"\ntokens = [1, 8]\nvariant = \"extra_fold\"\n";
+    assert!(Config::parse(text, &catalogue::all()).is_err());
+    let config = Config::parse(text, &all).unwrap();
+    assert_eq!(
+        config.rules[0].tokens,
+        Bounds {
+            min: 1,
+            max: Some(8)
+        }
+    );
+}
+
+fn rule(body: &str) -> String {
+    format!("[[rule]]\nname = \"r\"\n{body}\n")
+}
+
+#[test]
+fn bad_configs_get_their_sentences() {
+    let base = "arch = \"sm_90\"\ntokens = [1, 16]\n";
+    let cases: Vec<(String, &str)> = vec![
+        (
+            rule(&format!("{base}variant = \"nope\"")),
+            "rule 1 'r': no variant named 'nope': known variants are dp4a_f32_per16, dp4a_int_per32,",
+        ),
+        (
+            rule("arch = \"sm_90\"\ntokens = [16, 1]\nvariant = \"r56\""),
+            "rule 1 'r': `tokens` is empty: its lower bound 16 is above its upper bound 1",
+        ),
+        (
+            rule("arch = \"sm_90\"\ntokens = [0, 16]\nvariant = \"r56\""),
+            "rule 1 'r': `tokens` bounds must be at least 1; got 0",
+        ),
+        (
+            rule("arch = \"sm_90\"\ntokens = [1, 2, 3]\nvariant = \"r56\""),
+            "rule 1 'r': `tokens` must be an integer, an inclusive [min, max] or a table { min = .., max = .. }; got an \
+             array of 3 items (use { min = .. } for an open end)",
+        ),
+        (
+            rule("arch = \"sm_90\"\ntokens = { min = 1, maximum = 4 }\nvariant = \"r56\""),
+            "rule 1 'r': `tokens` has an unknown key `maximum`; a range table takes min and max",
+        ),
+        (
+            rule(&format!("{base}m = \"4096\"\nvariant = \"r56\"")),
+            "rule 1 'r': `m` must be an integer, an inclusive [min, max] or a table { min = .., max = .. }; got a string",
+        ),
+        (
+            rule(&format!("{base}k = [256, 1.5]\nvariant = \"r56\"")),
+            "rule 1 'r': `k` bounds must be integers; got a float",
+        ),
+        (
+            rule(&format!("{base}tokns = 3\nvariant = \"r56\"")),
+            "rule 1 'r': unknown key `tokns`; a rule takes name, arch, tokens, m, k, variant",
+        ),
+        (
+            rule("arch = \"sm_86\"\ntokens = 1\nvariant = \"r56\""),
+            "rule 1 'r': arch 'sm_86' is not one mmqgen targets: sm_80, sm_90",
+        ),
+        (
+            rule("arch = 90\ntokens = 1\nvariant = \"r56\""),
+            "rule 1 'r': `arch` must be a string such as \"sm_90\"; got an integer",
+        ),
+        (
+            rule("arch = \"sm_90\"\nvariant = \"r56\""),
+            "rule 1 'r': `tokens` is missing; every rule gives its token counts n, such as tokens = [1, 16] or \
+             tokens = { min = 129 }",
+        ),
+        (
+            rule(base),
+            "rule 1 'r': `variant` is missing; every rule names the variant it selects",
+        ),
+        (
+            format!("{}{}", rule(&format!("{base}variant = \"r56\"")), rule(&format!("{base}variant = \"r41\""))),
+            "rule 2 'r': the name 'r' is already used by rule 1; rule names must be unique",
+        ),
+        (
+            "rules = []".to_string(),
+            "unknown top-level key `rules`: a config holds [[rule]] and [[variant]] tables",
+        ),
+        ("rule = 3".to_string(), "`rule` must be an array of tables (`[[rule]]`), one per rule"),
+        ("[[rule]\n".to_string(), "the config is not valid TOML: "),
+        (
+            OWN_VARIANT.replace("arch = \"sm_90\"\ntokens", "arch = \"sm_80\"\ntokens"),
+            "rule 1 'mine-everywhere': variant 'mine' is not built for sm_80 (its archs are [sm_90]); pick a variant \
+             that lists sm_80",
+        ),
+        (
+            OWN_VARIANT.replace("nbj = 64", "nbj = 64\nkdr = 3"),
+            "variant #1 (mine): field `kdr`: kdr must divide 8",
+        ),
+        (
+            OWN_VARIANT.replace("name = \"mine\"", "name = \"r56\""),
+            "the config's variant 'r56' is already taken (by q6k_mma_k16_f32_per16_64x64_w2x2_kdr2_ks1_plane_uint4_cpa16_cpp16_s2); \
+             pick another name",
+        ),
+    ];
+    for (text, expected) in cases {
+        let got = refused(&text);
+        assert!(
+            got.starts_with(expected),
+            "got:      {got}\nexpected: {expected}...\n--- config:\n{text}"
+        );
+    }
+    assert!(refused("x = 1\n[[rule]\n").ends_with("(line 2)"));
+    // Typed, too.
+    match Config::parse(
+        &rule("arch = \"sm_90\"\ntokens = 1\nvariant = \"x\""),
+        &catalogue::all(),
+    ) {
+        Err(ConfigError::Rule {
+            problem: RuleProblem::UnknownVariant { known, .. },
+            ..
+        }) => {
+            assert_eq!(known.len(), catalogue::all().len())
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn ranges_take_three_forms() {
+    let config = parse(
+        r#"
+[[rule]]
+arch = "sm_90"
+tokens = 7
+m = [1, 4096]
+k = { max = 4096 }
+variant = "r56"
+[[rule]]
+arch = "sm_90"
+tokens = { min = 8, max = 9 }
+variant = "r56"
+"#,
+    );
+    let r = &config.rules;
+    assert_eq!(
+        r[0].tokens,
+        Bounds {
+            min: 7,
+            max: Some(7)
+        }
+    );
+    assert_eq!(
+        r[0].m,
+        Bounds {
+            min: 1,
+            max: Some(4096)
+        }
+    );
+    assert_eq!(
+        r[0].k,
+        Bounds {
+            min: 1,
+            max: Some(4096)
+        }
+    );
+    assert_eq!(
+        r[1].tokens,
+        Bounds {
+            min: 8,
+            max: Some(9)
+        }
+    );
+    assert_eq!(r[1].m, Bounds::ANY);
+    assert_eq!(r[0].summary(), "sm_90, n 7, m 1..=4096, k 1..=4096 -> r56");
+}
