@@ -974,12 +974,36 @@ pub fn build_variant(
     cache_dir: Option<&Path>,
 ) -> Result<(LoadedVariant, BuildInfo), BuildError> {
     let start = Instant::now();
-    let variant = desc.name.to_string();
-    let arch = gpu.arch().to_string();
     let rendered = render(desc).map_err(|source| BuildError::Render {
-        variant: variant.clone(),
+        variant: desc.name.to_string(),
         source,
     })?;
+    build_rendered_since(gpu, desc, rendered, cache_dir, start)
+}
+
+/// Compiles an already rendered `desc` (its source possibly edited, e.g. a deliberate mutant from
+/// [`crate::mutants`]) with NVRTC for this GPU's architecture, or takes the cubin from `cache_dir` (the key
+/// hashes the source, so an edited source never meets the cubin of another), and loads it. `rendered` must come
+/// from `render(desc)`: its entry points and shared memory are taken as they are.
+pub fn build_rendered(
+    gpu: &Gpu,
+    desc: &VariantDescription,
+    rendered: RenderedVariant,
+    cache_dir: Option<&Path>,
+) -> Result<(LoadedVariant, BuildInfo), BuildError> {
+    build_rendered_since(gpu, desc, rendered, cache_dir, Instant::now())
+}
+
+/// [`build_rendered`], with `compile_ms` counted from `start` (so that [`build_variant`]'s includes the render).
+fn build_rendered_since(
+    gpu: &Gpu,
+    desc: &VariantDescription,
+    rendered: RenderedVariant,
+    cache_dir: Option<&Path>,
+    start: Instant,
+) -> Result<(LoadedVariant, BuildInfo), BuildError> {
+    let variant = desc.name.to_string();
+    let arch = gpu.arch().to_string();
     let compile_err = |source| BuildError::Compile {
         variant: variant.clone(),
         arch: arch.clone(),
@@ -1104,6 +1128,13 @@ impl Workspace {
             segments,
             quantized: None,
         })
+    }
+
+    /// Whether this workspace can serve `desc` at this shape without growing.
+    pub fn fits(&self, desc: &VariantDescription, m: usize, n: usize, k: usize) -> bool {
+        let group = desc.mode.activation_group();
+        self.check_activations(n, k, group).is_ok()
+            && (desc.ksplit == 1 || self.check_segments(m, n, k).is_ok())
     }
 
     fn check_activations(&self, n: usize, k: usize, group: u32) -> Result<(), LaunchError> {

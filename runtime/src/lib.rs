@@ -6,11 +6,13 @@
 //! ([`codegen::render`]) -> compile ([`compile`]) -> launch ([`device`], [`weights`], [`launch`]) -> check
 //! ([`parity`], [`mmqgen_reference`]).
 
+pub use matmul::{Mmq, MmqError, Q6kMatrix};
 pub use mmqgen_codegen as codegen;
 pub use mmqgen_codegen::{Arch, Engine, NumericsMode, VariantDescription};
 pub use mmqgen_formats as formats;
 pub use mmqgen_macros::variant;
 pub use mmqgen_reference as reference;
+pub use weights::Layout;
 
 pub mod cache;
 pub mod catalogue;
@@ -19,7 +21,9 @@ pub mod compile;
 pub mod device;
 pub mod inspect;
 pub mod launch;
+pub mod matmul;
 pub mod mutants;
 pub mod parity;
 pub mod select;
+pub mod testing;
 pub mod weights;

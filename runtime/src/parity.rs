@@ -10,6 +10,9 @@
 //! full) with `reference_output`, and, when a variant already proven on the same inputs is supplied, every
 //! output bitwise with its output. Comparisons are on `to_bits()`: bit-identical, not approximately equal.
 //!
+//! A case may name a deliberate mutant ([`crate::mutants`]): the bug is planted in the variant's rendered source
+//! before it is compiled, and the row records it, so that `mmqgen parity --mutants` can show parity catching it.
+//!
 //! The comparison logic works on host vectors ([`compare_all`], [`compare_sampled`], [`count_unwritten`],
 //! [`compare_quantized`], [`sample_indices`]) so it is tested without a GPU.
 
@@ -26,9 +29,10 @@ use mmqgen_reference::{digest, digest_case_inputs};
 
 use crate::device::{is_sticky_kernel_fault, synchronize, DeviceError, Gpu};
 use crate::launch::{
-    build_variant, check_shape, poison_f32, read_prefix, BuildError, LaunchError, Workspace,
-    POISON_BITS, POISON_Q,
+    build_rendered, build_variant, check_shape, poison_f32, read_prefix, BuildError, LaunchError,
+    Workspace, POISON_BITS, POISON_Q,
 };
+use crate::mutants::MutantError;
 use crate::weights::{Layout, RegisteredWeights, WeightsError};
 
 /// Shapes with at most this many outputs compare every output with the CPU reference.
@@ -106,12 +110,27 @@ impl FromStr for Shape {
     }
 }
 
-/// One parity case: a shape, a weight layout and a seed (the variant is passed beside it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One parity case: a shape, a weight layout and a seed (the variant is passed beside it), and optionally a
+/// deliberate mutant ([`crate::mutants`]) to plant in the variant's rendered source before it is compiled.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParityCase {
     pub shape: Shape,
     pub layout: Layout,
     pub seed: u64,
+    /// The name of a shipped mutant ([`crate::mutants::find`]); `None` checks the variant as rendered.
+    pub mutant: Option<String>,
+}
+
+impl ParityCase {
+    /// A case of the variant as rendered (no mutant).
+    pub const fn new(shape: Shape, layout: Layout, seed: u64) -> ParityCase {
+        ParityCase {
+            shape,
+            layout,
+            seed,
+            mutant: None,
+        }
+    }
 }
 
 /// splitmix64: the sampling stream and the sub-seeds (kept here so that a sample is a pure function of its
@@ -428,7 +447,11 @@ pub struct ParityRow {
     pub layout: Layout,
     pub shape: Shape,
     pub seed: u64,
+    /// The mutant planted in the variant's source (`mmqgen parity --mutants`), if any.
+    pub mutant: Option<String>,
     pub status: Status,
+    /// Whether the case failed because a kernel faulted (the driver reported an error that ends the context).
+    pub kernel_fault: bool,
     /// Whether every output was compared with the CPU reference (else a sample).
     pub full: bool,
     /// Outputs compared with the CPU reference, and how many differed.
@@ -469,7 +492,9 @@ impl ParityRow {
             layout: case.layout,
             shape: case.shape,
             seed: case.seed,
+            mutant: case.mutant.clone(),
             status: Status::Failed,
+            kernel_fault: false,
             full: case.shape.compares_every_output(),
             checked: 0,
             mismatches: 0,
@@ -523,7 +548,9 @@ impl ParityRow {
             ("n", Num(self.shape.n.to_string())),
             ("k", Num(self.shape.k.to_string())),
             ("seed", Num(self.seed.to_string())),
+            ("mutant", opt(&self.mutant)),
             ("status", Str(self.status.keyword().into())),
+            ("kernel_fault", Bool(self.kernel_fault)),
             ("full", Bool(self.full)),
             ("checked", Num(self.checked.to_string())),
             ("mismatches", Num(self.mismatches.to_string())),
@@ -660,7 +687,9 @@ impl ParityRow {
             layout: get("layout")?.parse()?,
             shape: Shape::new(num(&map, "m")?, num(&map, "n")?, num(&map, "k")?),
             seed: num(&map, "seed")?,
+            mutant: map.get("mutant").cloned(),
             status: get("status")?.parse()?,
+            kernel_fault: num(&map, "kernel_fault")?,
             full: num(&map, "full")?,
             checked: num(&map, "checked")?,
             mismatches: num(&map, "mismatches")?,
@@ -771,6 +800,8 @@ pub struct CaseOutcome {
 pub enum ParityError {
     #[error(transparent)]
     Build(#[from] BuildError),
+    #[error(transparent)]
+    Mutant(#[from] MutantError),
     #[error("registering the {layout} weights failed: {source}")]
     Weights {
         layout: Layout,
@@ -809,6 +840,19 @@ fn sticky_hint(e: Option<cudarc::driver::DriverError>) -> &'static str {
     }
 }
 
+impl ParityError {
+    /// Whether a kernel faulted: a launch, synchronisation or read-back failed with an error that leaves the
+    /// CUDA context unusable ([`is_sticky_kernel_fault`]). Building, loading and registering never count.
+    pub fn is_kernel_fault(&self) -> bool {
+        let code = match self {
+            ParityError::Launch { source, .. } => source.driver_error(),
+            ParityError::Device { source } => source.driver_error(),
+            _ => None,
+        };
+        code.is_some_and(is_sticky_kernel_fault)
+    }
+}
+
 impl From<DeviceError> for ParityError {
     fn from(source: DeviceError) -> ParityError {
         ParityError::Device { source }
@@ -823,10 +867,12 @@ fn stage(stage: impl Into<String>) -> impl FnOnce(LaunchError) -> ParityError {
     }
 }
 
-/// Runs one parity case on `gpu`: build the variant (through the cubin cache when given), register the seeded
-/// weights in the case's layout, poison, run the quantizer, the matmul and the combine (synchronising after
-/// each, so a kernel fault is attributed to its kernel), read back, and compare with the reference (and the
-/// proven output, when given). Never panics on a GPU failure: it becomes a `Failed` row with a sentence.
+/// Runs one parity case on `gpu`: build the variant (through the cubin cache when given; with the case's mutant
+/// planted in its rendered source, and then never through the cache), register the seeded weights in the case's
+/// layout, poison, run the quantizer, the matmul and the combine (synchronising after each, so a kernel fault is
+/// attributed to its kernel), read back, and compare with the reference (and the proven output, when given).
+/// Never panics on a GPU failure: it becomes a `Failed` row with a sentence (and `kernel_fault` when a kernel
+/// faulted).
 pub fn run_case(
     gpu: &Gpu,
     desc: &VariantDescription,
@@ -848,6 +894,7 @@ pub fn run_case(
         }
         Err(e) => {
             row.status = Status::Failed;
+            row.kernel_fault = e.is_kernel_fault();
             row.error = Some(e.to_string());
             None
         }
@@ -877,7 +924,15 @@ fn run_case_inner(
             });
         }
     }
-    let (variant, _build) = build_variant(gpu, desc, cubin_cache)?;
+    let (variant, _build) = match &case.mutant {
+        None => build_variant(gpu, desc, cubin_cache)?,
+        Some(name) => {
+            // A mutant is built once and compiled fresh: its source differs from the variant's, and the cache key
+            // (which hashes the source) would never hit anyway.
+            let (rendered, _sites) = crate::mutants::find(name)?.render(desc)?;
+            build_rendered(gpu, desc, rendered, None)?
+        }
+    };
     let stream = gpu.stream();
     let inputs = ParityInputs::generate(shape, case.seed, desc.mode);
     let weights = RegisteredWeights::register_for(gpu, &inputs.raw, m, k, case.layout, desc)
@@ -1122,6 +1177,7 @@ mod tests {
             shape: Shape::new(4097, 513, 4096),
             layout: Layout::Raw,
             seed: 3,
+            mutant: None,
         };
         let mut row = ParityRow::new(&desc, &case);
         assert_eq!(ParityRow::decode(&row.encode()), Ok(row.clone()));
@@ -1141,6 +1197,8 @@ mod tests {
         row.digest = Some("0123456789abcdef".into());
         row.error = Some("tab\there, newline\nthere, back\\slash, \"quoted\"".into());
         row.wall_ms = 1234.5;
+        row.mutant = Some("off_by_one_token_edge".into());
+        row.kernel_fault = true;
         let line = row.encode();
         assert!(!line.contains('\n'));
         assert_eq!(ParityRow::decode(&line), Ok(row.clone()));
@@ -1151,6 +1209,8 @@ mod tests {
             .contains("\"error\": \"tab\\there, newline\\nthere, back\\\\slash, \\\"quoted\\\"\""));
         assert!(json.contains("\"proven_first_bad_index\": null"));
         assert!(json.contains("\"full\": false"));
+        assert!(json.contains("\"mutant\": \"off_by_one_token_edge\""));
+        assert!(json.contains("\"kernel_fault\": true"));
         assert_eq!(
             ParityRow::decode("mmqgen-parity-row\tvariant=x").unwrap_err(),
             "the result line has no field 'canonical'"
@@ -1165,6 +1225,7 @@ mod tests {
             shape: Shape::new(64, 1, 256),
             layout: Layout::Padded,
             seed: 1,
+            mutant: None,
         };
         let mut row = ParityRow::new(&desc, &case);
         assert_eq!(row.status_from_counts(), Status::Pass);
@@ -1234,6 +1295,7 @@ mod tests {
                 shape: Shape::new(130, 33, 1280),
                 layout,
                 seed: 1,
+                mutant: None,
             };
             let outcome = run_case(&gpu, &desc, &case, None, None);
             let row = &outcome.row;

@@ -655,6 +655,16 @@ impl Config {
         Config::parse(DEFAULT_CONFIG, catalogue)
     }
 
+    /// The variants of every rule that can take some token count at this architecture, m and K: what a
+    /// registration must build planes for.
+    pub fn variants_for(&self, arch: Arch, m: u64, k: u64) -> Vec<&VariantDescription> {
+        self.rules
+            .iter()
+            .filter(|r| r.arch == arch && r.m.contains(m) && r.k.contains(k))
+            .map(|r| &r.variant)
+            .collect()
+    }
+
     /// The first rule that takes the shape.
     pub fn select(&self, arch: Arch, m: u64, n: u64, k: u64) -> Result<Selection<'_>, SelectError> {
         self.rules

@@ -24,10 +24,12 @@ fn nvrtc_or_skip(test: &str) -> bool {
 
 #[test]
 fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
-    if !nvrtc_or_skip("every_declared_variant_compiles_cleanly_with_its_sass_as_declared") {
+    if !mmqgen::testing::nvrtc_or_skip(
+        "every_declared_variant_compiles_cleanly_with_its_sass_as_declared",
+    ) {
         return;
     }
-    let require_sass = std::env::var("MMQGEN_REQUIRE_CUOBJDUMP").as_deref() == Ok("1");
+    let require_sass = mmqgen::testing::required("MMQGEN_REQUIRE_CUOBJDUMP");
     let mut problems = Vec::new();
     for variant in mmqgen::catalogue::all() {
         for arch in variant.archs.iter() {

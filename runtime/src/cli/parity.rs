@@ -8,6 +8,11 @@
 //! that crashes, times out or prints no line becomes a failed row with the last line of its stderr. On sampled
 //! shapes the first variant of a numerics mode that passes saves its output, and every later variant of that
 //! mode (same inputs, so the same bits) is compared with it output by output.
+//!
+//! `mmqgen parity --mutants` runs the shipped deliberate mutants ([`crate::mutants`]) instead: each is planted
+//! in its base variant's rendered source by a child started with the hidden `--mutant NAME`, run on its own
+//! case, and reported as caught (wrong or unwritten outputs, or a kernel fault) or MISSED; the run fails when
+//! any mutant is missed or could not be tried.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -19,6 +24,7 @@ use clap::{Args, ValueEnum};
 use mmqgen_codegen::{canonical_name, VariantDescription};
 
 use crate::device::Gpu;
+use crate::mutants::{Mutant, Verdict};
 use crate::parity::{
     run_case, ParityCase, ParityRow, ProvenOutput, Shape, Status, DEFAULT_SHAPES, ROW_LINE_PREFIX,
 };
@@ -46,7 +52,8 @@ fn parse_shape(s: &str) -> Result<Shape, String> {
     s.parse()
 }
 
-/// `mmqgen parity [--variant NAME]... [--shape m,n,k]... [--layout raw|padded|both] [--seed N] [--json FILE]`
+/// `mmqgen parity [--variant NAME]... [--shape m,n,k]... [--layout raw|padded|both] [--seed N] [--json FILE]`,
+/// or `mmqgen parity --mutants [--seed N] [--json FILE]`
 #[derive(Args, Clone, Debug)]
 pub struct ParityArgs {
     // The field is `variant`, not `variants`: clap keys arguments by field name, and the `mmqgen` command has a
@@ -80,6 +87,11 @@ pub struct ParityArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
     pub timeout: u64,
 
+    /// Run every deliberate mutant (a bug planted in a variant's generated source, each on its own shape and
+    /// layout) and report whether parity catches it; fails when any mutant is missed.
+    #[arg(long, conflicts_with_all = ["variant", "shapes", "layout", "child"])]
+    pub mutants: bool,
+
     /// Internal: run one case in this process (VARIANT by declared or canonical name) and print its row.
     #[arg(long, value_name = "VARIANT", hide = true)]
     pub child: Option<String>,
@@ -99,6 +111,10 @@ pub struct ParityArgs {
     /// Internal (child): folder of compiled cubins shared by the cases of one run.
     #[arg(long, value_name = "DIR", hide = true, requires = "child")]
     pub cubin_cache: Option<PathBuf>,
+
+    /// Internal (child): plant this mutant (runtime/src/mutants.rs) in the variant's source before compiling.
+    #[arg(long, value_name = "NAME", hide = true, requires = "child")]
+    pub mutant: Option<String>,
 }
 
 /// Why `mmqgen parity` could not run at all (a bad case is a row, not an error). Each displays as one sentence.
@@ -192,6 +208,9 @@ pub fn run(
         return run_child(args, catalogue);
     }
     let child = ChildCommand::from_env("parity")?;
+    if args.mutants {
+        return run_mutants_parent(args, catalogue, &child);
+    }
     run_parent(args, catalogue, &child)
 }
 
@@ -203,6 +222,9 @@ pub fn run_with(
 ) -> Result<ExitCode, ParityCliError> {
     if args.child.is_some() {
         return run_child(args, catalogue);
+    }
+    if args.mutants {
+        return run_mutants_parent(args, catalogue, child);
     }
     run_parent(args, catalogue, child)
 }
@@ -274,11 +296,7 @@ fn run_parent(
     for desc in &variants {
         for &shape in &shapes {
             for &layout in &layouts {
-                let case = ParityCase {
-                    shape,
-                    layout,
-                    seed: args.seed,
-                };
+                let case = ParityCase::new(shape, layout, args.seed);
                 let key = (desc.mode.keyword().to_string(), shape);
                 let proven_for = if shape.compares_every_output() {
                     None
@@ -296,7 +314,7 @@ fn run_parent(
                     gpu: args.gpu,
                     proven: proven_for.as_ref(),
                     save: save.as_deref(),
-                    cubin_cache: &scratch.0.join("cubins"),
+                    cubin_cache: Some(&scratch.0.join("cubins")),
                     timeout: Duration::from_secs(args.timeout.max(1)),
                 };
                 let row = run_child_process(child, &spec);
@@ -337,13 +355,288 @@ fn run_parent(
     })
 }
 
+/// What `mmqgen parity --mutants` made of one mutant.
+#[derive(Clone, Debug)]
+pub struct MutantOutcome {
+    pub mutant: &'static Mutant,
+    /// Places the mutant changed in its base variant's rendered source (0 when it could not be planted).
+    pub sites: usize,
+    /// The base variant's own row on the mutant's case, unmutated: a mutant is only caught if this passes.
+    pub control: Option<ParityRow>,
+    /// The mutated case's row, when its process ran.
+    pub row: Option<ParityRow>,
+    pub verdict: Verdict,
+}
+
+/// Plants and runs every shipped mutant ([`crate::mutants::all`]), each in its own child process started from
+/// `child` with `--mutant NAME` and no cubin cache, after a control run of its unmutated base variant on the same
+/// case (once per base, shape and layout); calls `progress` with each outcome. A mutant that does not plant into
+/// its base variant's current source, or whose control does not pass, fails without running.
+pub fn run_mutants(
+    catalogue: &[VariantDescription],
+    child: &ChildCommand,
+    seed: u64,
+    gpu: usize,
+    timeout: Duration,
+    mut progress: impl FnMut(usize, &MutantOutcome),
+) -> Vec<MutantOutcome> {
+    let mut controls: Vec<((String, Shape, Layout), ParityRow)> = Vec::new();
+    let mut outcomes = Vec::new();
+    for (i, mutant) in crate::mutants::all().iter().enumerate() {
+        let outcome = run_mutant(mutant, catalogue, child, seed, gpu, timeout, &mut controls);
+        progress(i, &outcome);
+        outcomes.push(outcome);
+    }
+    outcomes
+}
+
+fn run_mutant(
+    mutant: &'static Mutant,
+    catalogue: &[VariantDescription],
+    child: &ChildCommand,
+    seed: u64,
+    gpu: usize,
+    timeout: Duration,
+    controls: &mut Vec<((String, Shape, Layout), ParityRow)>,
+) -> MutantOutcome {
+    let mut outcome = MutantOutcome {
+        mutant,
+        sites: 0,
+        control: None,
+        row: None,
+        verdict: Verdict::Missed,
+    };
+    let fail = |mut outcome: MutantOutcome, error: String| {
+        outcome.verdict = Verdict::Failed { error };
+        outcome
+    };
+    let desc = match mutant.base(catalogue) {
+        Ok(d) => d,
+        Err(e) => return fail(outcome, e.to_string()),
+    };
+    // Planted here first (host only), so that a mutant the templates no longer admit fails with its sentence
+    // before any process starts; the child plants it again into the source it compiles.
+    outcome.sites = match mutant.render(desc) {
+        Ok((_, sites)) => sites,
+        Err(e) => return fail(outcome, e.to_string()),
+    };
+    let case = mutant.case(seed);
+    let key = (desc.name.to_string(), case.shape, case.layout);
+    let control = match controls.iter().find(|(k, _)| *k == key) {
+        Some((_, row)) => row.clone(),
+        None => {
+            let spec = ChildSpec {
+                desc,
+                case: ParityCase::new(case.shape, case.layout, seed),
+                gpu,
+                proven: None,
+                save: None,
+                cubin_cache: None,
+                timeout,
+            };
+            let row = run_child_process(child, &spec);
+            controls.push((key, row.clone()));
+            row
+        }
+    };
+    let control_status = control.status;
+    let control_why = control_summary(&control);
+    outcome.control = Some(control);
+    match control_status {
+        Status::Pass => {}
+        Status::Skipped => {
+            outcome.verdict = Verdict::Skipped {
+                reason: control_why,
+            };
+            return outcome;
+        }
+        other => {
+            return fail(
+                outcome,
+                format!(
+                    "the unmutated base variant '{}' does not pass the mutant's case ({} {}) by itself ({other}: \
+                     {control_why}), so the mutant proves nothing",
+                    desc.name, case.layout, case.shape
+                ),
+            );
+        }
+    }
+    let spec = ChildSpec {
+        desc,
+        case,
+        gpu,
+        proven: None,
+        save: None,
+        cubin_cache: None,
+        timeout,
+    };
+    let row = run_child_process(child, &spec);
+    outcome.verdict = if row.mutant.as_deref() == Some(mutant.name) {
+        Verdict::from_row(&row)
+    } else {
+        Verdict::Failed {
+            error: format!(
+                "the case's process reported {} instead of mutant '{}'",
+                row.mutant
+                    .as_deref()
+                    .map_or("the unmutated variant".to_string(), |m| format!(
+                        "mutant '{m}'"
+                    )),
+                mutant.name
+            ),
+        }
+    };
+    outcome.row = Some(row);
+    outcome
+}
+
+/// Why a control row did not pass: its error, or its counts and first bad output.
+fn control_summary(row: &ParityRow) -> String {
+    if let Some(e) = &row.error {
+        return e.clone();
+    }
+    let mut s = format!(
+        "{} of {} compared outputs differ, {} never written",
+        row.mismatches + row.proven_mismatches,
+        row.checked,
+        row.unwritten
+    );
+    if row.quant_mismatches > 0 {
+        s.push_str(&format!(
+            ", {} quantized activations differ",
+            row.quant_mismatches
+        ));
+    }
+    if let Some(b) = row.any_first_bad() {
+        s.push_str(&format!("; first {b}"));
+    }
+    s
+}
+
+fn mutant_progress_line(o: &MutantOutcome) -> String {
+    let mut s = format!(
+        "mutant {} in {} ({} {}, {} site(s)): {}",
+        o.mutant.name, o.mutant.base_variant, o.mutant.layout, o.mutant.shape, o.sites, o.verdict
+    );
+    if let Some(e) = o.verdict.error() {
+        s.push_str(": ");
+        s.push_str(e);
+    }
+    s
+}
+
+/// The `--mutants` report: mutant, base variant, case, sites, what, result; then every fault's, skip's and
+/// failure's sentence.
+pub fn render_mutant_table(outcomes: &[MutantOutcome]) -> String {
+    let header = ["mutant", "base variant", "case", "sites", "what", "result"];
+    let cells: Vec<[String; 6]> = outcomes
+        .iter()
+        .map(|o| {
+            [
+                o.mutant.name.to_string(),
+                o.mutant.base_variant.to_string(),
+                format!("{} {}", o.mutant.layout, o.mutant.shape),
+                o.sites.to_string(),
+                o.mutant.what.to_string(),
+                o.verdict.to_string(),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(str::len);
+    for c in &cells {
+        for (w, cell) in widths.iter_mut().zip(c) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |c: &[String]| -> String {
+        let parts: Vec<String> = c
+            .iter()
+            .zip(widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        format!("{}\n", parts.join("  ").trim_end())
+    };
+    let mut out = line(&header.map(String::from));
+    out.push_str(&line(&widths.map(|w| "-".repeat(w))));
+    for c in &cells {
+        out.push_str(&line(c));
+    }
+    let notes: Vec<String> = outcomes
+        .iter()
+        .filter_map(|o| {
+            o.verdict
+                .error()
+                .map(|e| format!("{} ({}): {e}\n", o.mutant.name, o.verdict))
+        })
+        .collect();
+    if !notes.is_empty() {
+        out.push('\n');
+        for n in notes {
+            out.push_str(&n);
+        }
+    }
+    out
+}
+
+/// The last line of the `--mutants` report.
+pub fn mutant_summary(outcomes: &[MutantOutcome]) -> String {
+    let count = |f: fn(&Verdict) -> bool| outcomes.iter().filter(|o| f(&o.verdict)).count();
+    format!(
+        "{} mutant(s): {} caught, {} missed, {} failed, {} skipped",
+        outcomes.len(),
+        count(Verdict::is_caught),
+        count(|v| *v == Verdict::Missed),
+        count(|v| matches!(v, Verdict::Failed { .. })),
+        count(|v| matches!(v, Verdict::Skipped { .. })),
+    )
+}
+
+fn run_mutants_parent(
+    args: &ParityArgs,
+    catalogue: &[VariantDescription],
+    child: &ChildCommand,
+) -> Result<ExitCode, ParityCliError> {
+    let total = crate::mutants::all().len();
+    let mut stderr = std::io::stderr();
+    let outcomes = run_mutants(
+        catalogue,
+        child,
+        args.seed,
+        args.gpu,
+        Duration::from_secs(args.timeout.max(1)),
+        |i, o| {
+            let _ = writeln!(stderr, "[{}/{total}] {}", i + 1, mutant_progress_line(o));
+        },
+    );
+    let mut stdout = std::io::stdout();
+    let _ = stdout.write_all(render_mutant_table(&outcomes).as_bytes());
+    if let Some(path) = &args.json {
+        let mut rows: Vec<ParityRow> = Vec::new();
+        for o in &outcomes {
+            for r in [&o.control, &o.row].into_iter().flatten() {
+                if !rows.contains(r) {
+                    rows.push(r.clone());
+                }
+            }
+        }
+        write_json(path, &rows)?;
+    }
+    let _ = writeln!(stdout, "{}", mutant_summary(&outcomes));
+    Ok(if outcomes.iter().any(|o| o.verdict.is_bad()) {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 struct ChildSpec<'a> {
     desc: &'a VariantDescription,
     case: ParityCase,
     gpu: usize,
     proven: Option<&'a (String, PathBuf)>,
     save: Option<&'a Path>,
-    cubin_cache: &'a Path,
+    /// `None` for a mutant: its source is compiled fresh in its own process.
+    cubin_cache: Option<&'a Path>,
     timeout: Duration,
 }
 
@@ -360,9 +653,13 @@ fn child_args(spec: &ChildSpec<'_>) -> Vec<OsString> {
         spec.case.seed.to_string().into(),
         "--gpu".into(),
         spec.gpu.to_string().into(),
-        "--cubin-cache".into(),
-        spec.cubin_cache.as_os_str().to_owned(),
     ];
+    if let Some(dir) = spec.cubin_cache {
+        a.extend(["--cubin-cache".into(), dir.as_os_str().to_owned()]);
+    }
+    if let Some(mutant) = &spec.case.mutant {
+        a.extend(["--mutant".into(), mutant.into()]);
+    }
     if let Some((who, path)) = spec.proven {
         a.extend([
             "--proven".into(),
@@ -598,6 +895,7 @@ fn run_child(
         shape,
         layout,
         seed: args.seed,
+        mutant: args.mutant.clone(),
     };
     let proven = match &args.proven {
         Some(path) => Some(ProvenOutput {
@@ -828,6 +1126,32 @@ mod tests {
         // Child-only flags need --child.
         assert!(parse(&["--save-output", "x"]).is_err());
         assert!(parse(&["--child", "a", "--save-output", "x"]).is_ok());
+        assert!(parse(&["--mutant", "off_by_one_token_edge"]).is_err());
+        let a = parse(&["--child", "a", "--mutant", "off_by_one_token_edge"]).unwrap();
+        assert_eq!(a.mutant.as_deref(), Some("off_by_one_token_edge"));
+        assert!(!a.mutants);
+        // --mutants picks its own variants, shapes and layouts; seed, JSON, GPU and timeout still apply.
+        let a = parse(&[
+            "--mutants",
+            "--seed",
+            "4",
+            "--json",
+            "m.json",
+            "--timeout",
+            "60",
+        ])
+        .unwrap();
+        assert!(a.mutants && a.child.is_none());
+        assert_eq!(a.layout, LayoutChoice::Both);
+        for clash in [
+            &["--mutants", "--variant", "r41"][..],
+            &["--mutants", "--shape", "64,1,256"],
+            &["--mutants", "--layout", "raw"],
+            &["--mutants", "--child", "r41"],
+        ] {
+            let e = parse(clash).unwrap_err();
+            assert!(e.contains("cannot be used with"), "{clash:?}: {e}");
+        }
     }
 
     #[test]
@@ -880,11 +1204,12 @@ mod tests {
                 shape: Shape::new(4097, 513, 4096),
                 layout: Layout::Padded,
                 seed: 5,
+                mutant: None,
             },
             gpu: 0,
             proven: Some(&proven),
             save: None,
-            cubin_cache: &cache,
+            cubin_cache: Some(&cache),
             timeout: Duration::from_secs(1),
         };
         let strings: Vec<String> = child_args(&spec)
@@ -900,6 +1225,30 @@ mod tests {
         assert_eq!(a.proven, Some(PathBuf::from("/tmp/p.f32")));
         assert_eq!(a.proven_variant.as_deref(), Some("a (raw)"));
         assert_eq!(a.cubin_cache, Some(cache));
+        assert_eq!(a.mutant, None);
+
+        // A mutant's child gets --mutant and no cubin cache.
+        let m = crate::mutants::find("off_by_one_token_edge").unwrap();
+        let spec = ChildSpec {
+            desc: &cat[0],
+            case: m.case(2),
+            gpu: 1,
+            proven: None,
+            save: None,
+            cubin_cache: None,
+            timeout: Duration::from_secs(1),
+        };
+        let strings: Vec<String> = child_args(&spec)
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        assert!(!strings.iter().any(|s| s == "--cubin-cache"), "{strings:?}");
+        let refs: Vec<&str> = strings.iter().map(String::as_str).collect();
+        let a = parse(&refs).unwrap();
+        assert_eq!(a.mutant.as_deref(), Some("off_by_one_token_edge"));
+        assert_eq!(a.shapes, [m.shape]);
+        assert_eq!(a.layout, LayoutChoice::Raw);
+        assert_eq!((a.seed, a.gpu, a.cubin_cache), (2, 1, None));
     }
 
     #[test]
@@ -909,6 +1258,7 @@ mod tests {
             shape: Shape::new(64, 1, 256),
             layout: Layout::Raw,
             seed: 1,
+            mutant: None,
         };
         let mut row = ParityRow::new(&cat[0], &case);
         row.status = Status::Pass;
@@ -929,6 +1279,7 @@ mod tests {
             shape: Shape::new(1000, 77, 2816),
             layout: Layout::Raw,
             seed: 1,
+            mutant: None,
         };
         let mut ok = ParityRow::new(&cat[0], &case);
         ok.status = Status::Pass;
@@ -962,11 +1313,12 @@ mod tests {
                 shape: Shape::new(64, 1, 256),
                 layout: Layout::Raw,
                 seed: 1,
+                mutant: None,
             },
             gpu: 0,
             proven: None,
             save: None,
-            cubin_cache: &cache,
+            cubin_cache: Some(&cache),
             timeout: Duration::from_secs(timeout_s),
         };
         let child = ChildCommand {
@@ -1019,6 +1371,7 @@ mod tests {
                 shape: Shape::new(64, 1, 256),
                 layout: Layout::Raw,
                 seed: 1,
+                mutant: None,
             },
         );
         good.status = Status::Mismatch;
@@ -1037,11 +1390,12 @@ mod tests {
                     shape: Shape::new(64, 1, 256),
                     layout: Layout::Raw,
                     seed: 1,
+                    mutant: None,
                 },
                 gpu: 0,
                 proven: None,
                 save: None,
-                cubin_cache: Path::new("/tmp"),
+                cubin_cache: Some(Path::new("/tmp")),
                 timeout: Duration::from_secs(5),
             },
         );
@@ -1049,6 +1403,200 @@ mod tests {
             .error
             .unwrap()
             .starts_with("could not start the case's process /nonexistent/mmqgen"));
+    }
+
+    /// A stand-in child for `--mutants`: prints `control` when run without `--mutant` and `mutated` (with the
+    /// mutant's name put in) with it. Also counts its runs in `log`.
+    #[cfg(unix)]
+    fn mutant_stand_in(control: &ParityRow, mutated: &ParityRow, log: &Path) -> ChildCommand {
+        let mut marked = mutated.clone();
+        marked.mutant = Some("@MUTANT@".into());
+        let line = marked.encode();
+        let (before, after) = line.split_once("@MUTANT@").unwrap();
+        let script = format!(
+            "m=''; while [ $# -gt 0 ]; do [ \"$1\" = --mutant ] && m=\"$2\"; shift; done; \
+             echo \"run $m\" >> '{}'; \
+             if [ -z \"$m\" ]; then printf '%s\\n' '{}'; else printf '%s%s%s\\n' '{before}' \"$m\" '{after}'; fi",
+            log.display(),
+            control.encode()
+        );
+        ChildCommand {
+            program: "sh".into(),
+            prefix: vec!["-c".into(), script.into(), "sh".into()],
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn mutant_runs_report_caught_missed_and_failed() {
+        let all = crate::catalogue::all();
+        let dir = std::env::temp_dir().join(format!("mmqgen-mutant-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("runs.log");
+        let case = ParityCase::new(Shape::new(1000, 77, 2816), Layout::Raw, 1);
+        let mut pass = ParityRow::new(&all[0], &case);
+        pass.status = Status::Pass;
+        pass.checked = 77_000;
+        let mut mismatch = pass.clone();
+        mismatch.status = Status::Mismatch;
+        mismatch.mismatches = 1000;
+        mismatch.unwritten = 1000;
+        let run = |control: &ParityRow, mutated: &ParityRow| {
+            let _ = std::fs::remove_file(&log);
+            let child = mutant_stand_in(control, mutated, &log);
+            let mut seen = 0;
+            let outcomes = run_mutants(&all, &child, 1, 0, Duration::from_secs(60), |i, o| {
+                assert_eq!(i, seen);
+                assert!(!mutant_progress_line(o).is_empty());
+                seen += 1;
+            });
+            assert_eq!(seen, crate::mutants::all().len());
+            let runs = std::fs::read_to_string(&log).unwrap_or_default();
+            (outcomes, runs)
+        };
+
+        // Control passes, mutant mismatches: caught.
+        let (outcomes, runs) = run(&pass, &mismatch);
+        assert_eq!(outcomes.len(), crate::mutants::all().len());
+        for o in &outcomes {
+            assert_eq!(
+                o.verdict.to_string(),
+                "CAUGHT: mismatches=1000 unwritten=1000",
+                "{o:?}"
+            );
+            assert!(o.sites >= 1);
+            assert_eq!(o.control.as_ref().unwrap().status, Status::Pass);
+            assert_eq!(
+                o.row.as_ref().unwrap().mutant.as_deref(),
+                Some(o.mutant.name)
+            );
+        }
+        // One control per base variant, shape and layout (two mutants share dp4a_int_per32 raw), one run per
+        // mutant, each with its own --mutant.
+        let lines: Vec<&str> = runs.lines().collect();
+        assert_eq!(
+            lines.iter().filter(|l| l.trim() == "run").count(),
+            4,
+            "{runs}"
+        );
+        for m in crate::mutants::all() {
+            assert!(
+                lines.contains(&format!("run {}", m.name).as_str()),
+                "{runs}"
+            );
+        }
+        let table = render_mutant_table(&outcomes);
+        let t: Vec<&str> = table.lines().collect();
+        assert!(
+            t[0].starts_with("mutant                      base variant      case"),
+            "{table}"
+        );
+        assert!(
+            t[2].starts_with("swapped_fma_order           r41"),
+            "{table}"
+        );
+        assert!(
+            t[2].ends_with("CAUGHT: mismatches=1000 unwritten=1000"),
+            "{table}"
+        );
+        assert!(
+            t[5].contains("dp4a_int_per32    raw 1000,77,2816"),
+            "{table}"
+        );
+        assert_eq!(
+            mutant_summary(&outcomes),
+            "5 mutant(s): 5 caught, 0 missed, 0 failed, 0 skipped"
+        );
+
+        // The mutated kernel passes: missed.
+        let mut missed = pass.clone();
+        missed.checked = 77_000;
+        let (outcomes, _) = run(&pass, &missed);
+        assert!(outcomes.iter().all(|o| o.verdict == Verdict::Missed));
+        assert!(outcomes.iter().all(|o| o.verdict.is_bad()));
+        assert_eq!(
+            mutant_summary(&outcomes),
+            "5 mutant(s): 0 caught, 5 missed, 0 failed, 0 skipped"
+        );
+
+        // A kernel fault is a catch; its sentence is shown under the table.
+        let mut fault = pass.clone();
+        fault.status = Status::Failed;
+        fault.kernel_fault = true;
+        fault.error = Some("waiting for the matmul failed with CUDA_ERROR_ILLEGAL_ADDRESS".into());
+        let (outcomes, _) = run(&pass, &fault);
+        assert!(outcomes.iter().all(|o| o.verdict.is_caught()));
+        assert!(render_mutant_table(&outcomes).contains(
+            "\noff_by_one_token_edge (CAUGHT: the kernel faulted): waiting for the matmul failed with \
+             CUDA_ERROR_ILLEGAL_ADDRESS\n"
+        ));
+
+        // A base variant that fails its own case proves nothing: the mutant fails, and is not run.
+        let (outcomes, runs) = run(&mismatch, &mismatch);
+        assert!(!runs.contains("run off_by_one"), "{runs}");
+        let e = outcomes[0].verdict.error().unwrap();
+        assert_eq!(
+            e,
+            "the unmutated base variant 'r41' does not pass the mutant's case (padded 1000,77,2816) by itself \
+             (MISMATCH: 1000 of 77000 compared outputs differ, 1000 never written), so the mutant proves nothing"
+        );
+        assert!(outcomes.iter().all(|o| o.verdict.is_bad()));
+
+        // A child that prints the same failing row whatever it is asked: the controls fail.
+        let child = ChildCommand {
+            program: "sh".into(),
+            prefix: vec![
+                "-c".into(),
+                format!("printf '%s\\n' '{}'", mismatch.encode()).into(),
+                "sh".into(),
+            ],
+        };
+        let outcomes = run_mutants(&all, &child, 1, 0, Duration::from_secs(60), |_, _| {});
+        assert!(outcomes.iter().all(|o| o.verdict.is_bad()));
+        assert!(outcomes.iter().all(|o| o
+            .verdict
+            .error()
+            .unwrap()
+            .contains("does not pass the mutant's case")));
+        // A child that ignores --mutant (prints a row of the unmutated variant) is not believed.
+        let child = ChildCommand {
+            program: "sh".into(),
+            prefix: vec![
+                "-c".into(),
+                format!(
+                    "case \"$*\" in *--mutant*) printf '%s\\n' '{}';; *) printf '%s\\n' '{}';; esac",
+                    mismatch.encode(),
+                    pass.encode()
+                )
+                .into(),
+                "sh".into(),
+            ],
+        };
+        let outcomes = run_mutants(&all, &child, 1, 0, Duration::from_secs(60), |_, _| {});
+        assert_eq!(
+            outcomes[0].verdict.error(),
+            Some("the case's process reported the unmutated variant instead of mutant 'swapped_fma_order'")
+        );
+
+        // A catalogue without the base variants: every mutant fails with its sentence, and no process starts.
+        let nowhere = ChildCommand {
+            program: "/nonexistent/mmqgen".into(),
+            prefix: vec![],
+        };
+        let outcomes = run_mutants(&all[..1], &nowhere, 1, 0, Duration::from_secs(5), |_, _| {});
+        assert!(outcomes
+            .iter()
+            .all(|o| o.verdict.is_bad() && o.row.is_none() && o.control.is_none()));
+        assert_eq!(
+            outcomes[0].verdict.error(),
+            Some(
+                "mutant 'swapped_fma_order' plants its bug in variant 'r41', but the variant list has no \
+                 variant of that declared name"
+            )
+        );
+        let table = render_mutant_table(&outcomes);
+        assert!(table.contains("FAILED"), "{table}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
