@@ -33,14 +33,15 @@ pub const R56: VariantDescription = variant! {
     archs: [sm_80, sm_90],
 };
 /// llama.cpp's shape: 128 rows x 64 tokens, 8 warps, a super-block per step, mma k16, integer scales per 32.
+/// sm_90 only: sm_80's ptxas spills this tile.
 pub const LLAMACPP: VariantDescription = variant! {
     name: "llamacpp", engine: mma_k16, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64, warps_m: 4, warps_n: 2,
-    scale_fetch: wide, expand: uint4, cp_async_activations: 16, archs: [sm_80, sm_90],
+    scale_fetch: wide, expand: uint4, cp_async_activations: 16, archs: [sm_90],
 };
-/// The fold (ANCHORS.md 6) with one activation scale per 32.
+/// The fold (ANCHORS.md 6) with one activation scale per 32. sm_90 only: sm_80's ptxas spills this tile.
 pub const FOLD_PER32: VariantDescription = variant! {
     name: "fold_per32", engine: mma_k32_fold, mode: int_per32, kdr: 4, nbj: 128, tile_n: 64, warps_m: 4,
-    warps_n: 2, scale_fetch: wide, expand: uint4, cp_async_activations: 16, stages: 2, archs: [sm_80, sm_90],
+    warps_n: 2, scale_fetch: wide, expand: uint4, cp_async_activations: 16, stages: 2, archs: [sm_90],
 };
 /// The fold with one activation scale per 256: the tensor-bound candidate.
 pub const FOLD_PER256: VariantDescription = variant! {

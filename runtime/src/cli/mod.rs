@@ -6,6 +6,7 @@ mod check;
 mod config;
 mod formats;
 pub mod parity;
+mod run;
 
 use crate::codegen::{canonical_name, spec_file, VariantDescription};
 use clap::{Parser, Subcommand};
@@ -28,6 +29,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The main job: compile the selected variants, run the CPU reference and, on a GPU, prove and time
+    /// them; says plainly what this machine could not do.
+    Run(run::RunArgs),
     /// List the known variants: declared name, canonical name, engine, mode, architectures.
     List,
     /// Print the generated CUDA of one variant (declared or canonical name).
@@ -115,6 +119,7 @@ pub fn find_variant<'a>(
 fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError> {
     let all = variants(&cli.variants, catalogue)?;
     match cli.command {
+        Command::Run(args) => run::run(&args, &all),
         Command::List => {
             println!(
                 "{:<22} {:<14} {:<11} {:<14} canonical",

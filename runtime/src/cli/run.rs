@@ -1,0 +1,178 @@
+//! `mmqgen run`, the main job: everything the machine allows, and a plain statement of what it skipped.
+//!
+//! - With NVRTC: compile every variant the embedded config selects, for each architecture it targets, and hold
+//!   it to the rules of shipped variants (no spills, shared memory as the layout says).
+//! - Always: the CPU reference of each numerics mode on a small shape, with its accuracy against f64.
+//! - With a GPU: parity of the selected variants on the default shapes (each case in a fresh process), then
+//!   their timing against cuBLAS (`mmqgen bench` on the same shapes).
+
+use super::parity::{ChildCommand, ParityArgs};
+use super::CliError;
+use crate::codegen::{canonical_name, Arch, NumericsMode, VariantDescription};
+use crate::select::Config;
+use clap::{Args, Parser};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The selection config (default: the embedded one).
+    #[arg(long, value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
+}
+
+/// `mmqgen parity`'s arguments, parsed the way a user would write them.
+#[derive(Parser)]
+struct ParityCommand {
+    #[command(flatten)]
+    args: ParityArgs,
+}
+
+/// The shapes the main job proves and times: prefill projections of a Llama-3-8B layer and a few decode sizes.
+pub const DEFAULT_SHAPES: [(usize, usize, usize); 6] = [
+    (4096, 512, 4096),
+    (4096, 512, 14336),
+    (14336, 512, 4096),
+    (4096, 2048, 4096),
+    (4096, 8, 4096),
+    (4096, 128, 4096),
+];
+
+/// The variants the config picks for the default shapes, per architecture, without repeats.
+fn selected(config: &Config, arch: Arch) -> Vec<VariantDescription> {
+    let mut chosen: Vec<VariantDescription> = Vec::new();
+    for (m, n, k) in DEFAULT_SHAPES {
+        if let Ok(selection) = config.select(arch, m as u64, n as u64, k as u64) {
+            if !chosen.iter().any(|v| v.name == selection.variant.name) {
+                chosen.push(selection.variant.clone());
+            }
+        }
+    }
+    chosen
+}
+
+pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
+    let config = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read the config {}: {e}", path.display()))?;
+            Config::parse(&text, all).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => Config::embedded(all)?,
+    };
+    let mut skipped: Vec<String> = Vec::new();
+    let mut failures: Vec<String> = Vec::new();
+
+    println!("== 1. Compile the selected variants with NVRTC");
+    if crate::compile::nvrtc_available() {
+        let version = crate::compile::nvrtc_version()?;
+        println!("NVRTC {}.{}", version.0, version.1);
+        for arch in Arch::ALL {
+            for variant in selected(&config, arch) {
+                match crate::inspect::inspect(&variant, arch, false) {
+                    Ok(report) => {
+                        let worst = report
+                            .entries
+                            .iter()
+                            .map(|e| e.resources.registers)
+                            .max()
+                            .unwrap_or(0);
+                        println!(
+                            "{arch} {:<20} {} registers, {} bytes of shared memory: {}",
+                            variant.name,
+                            worst,
+                            report.rendered.shared_bytes,
+                            canonical_name(&variant)
+                        );
+                        failures.extend(report.problems());
+                    }
+                    Err(e) => failures.push(format!("{} on {arch}: {e}", variant.name)),
+                }
+            }
+        }
+    } else {
+        skipped.push(
+            "compiling with NVRTC: libnvrtc.so.13 is not on the loader path (`source .ci/env.sh` after \
+             `bash .ci/run` installed it)"
+                .into(),
+        );
+        println!("skipped: NVRTC not found");
+    }
+
+    println!("\n== 2. CPU reference, m = 256, n = 16, K = 2048, seed 7");
+    let (m, n, k) = (256, 16, 2048);
+    let raw = crate::reference::weights_q6k(m, k, 7);
+    let x = crate::reference::activations(n, k, 8, 4);
+    let f64_reference = crate::reference::f64_reference(&raw, m, n, k, &x);
+    for mode in NumericsMode::ALL {
+        let start = Instant::now();
+        let acts =
+            crate::reference::quantize_activations(&x, n, k, mode.activation_group() as usize);
+        let out = crate::reference::reference_matmul(&raw, m, n, k, &acts, mode);
+        let nmse = crate::reference::nmse(&out, &f64_reference);
+        println!(
+            "{:<10} digest {}  NMSE vs f64 {nmse:.2e} ({})  {:.1} ms",
+            mode.keyword(),
+            crate::reference::digest(&out),
+            if nmse <= crate::reference::NMSE_GATE {
+                "within the 5e-4 gate"
+            } else {
+                "OVER the 5e-4 gate"
+            },
+            start.elapsed().as_secs_f64() * 1e3
+        );
+        if nmse > crate::reference::NMSE_GATE {
+            failures.push(format!("{mode} NMSE {nmse:.2e} is over the gate"));
+        }
+    }
+
+    println!("\n== 3. GPU: parity and timing of the selected variants");
+    match crate::device::Gpu::open(0) {
+        Err(e) => {
+            skipped.push(format!("parity and timing on a GPU: {e}"));
+            println!("skipped: {e}");
+        }
+        Ok(gpu) => {
+            let (major, minor) = gpu.info().driver_version;
+            println!(
+                "{} ({}), CUDA driver API {major}.{minor}",
+                gpu.info().name,
+                gpu.arch()
+            );
+            let arch = crate::select::arch_from_str(gpu.arch()).ok_or_else(|| {
+                format!("this GPU is {}, which mmqgen does not target", gpu.arch())
+            })?;
+            drop(gpu);
+            let variants = selected(&config, arch);
+            let mut words = vec!["parity".to_string()];
+            for v in &variants {
+                words.extend(["--variant".to_string(), v.name.to_string()]);
+            }
+            for (m, n, k) in DEFAULT_SHAPES {
+                words.extend(["--shape".to_string(), format!("{m},{n},{k}")]);
+            }
+            let parity = ParityCommand::try_parse_from(words)?.args;
+            let child = ChildCommand::current_exe(vec!["parity".into()])?;
+            if super::parity::run_with(&parity, all, &child)? != ExitCode::SUCCESS {
+                failures.push("parity failed for a selected variant (table above)".into());
+            }
+        }
+    }
+
+    println!("\n== Summary");
+    for s in &skipped {
+        println!("skipped: {s}");
+    }
+    for f in &failures {
+        println!("FAILED: {f}");
+    }
+    if failures.is_empty() {
+        println!(
+            "mmqgen run: everything this machine allows passed ({} step(s) skipped)",
+            skipped.len()
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Ok(ExitCode::FAILURE)
+    }
+}
