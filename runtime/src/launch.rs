@@ -9,7 +9,7 @@
 //! asynchronous: a fault inside a kernel (a misaligned access, say) surfaces at the next synchronisation, which
 //! is why [`crate::parity`] synchronises after each kernel.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -25,9 +25,9 @@ use mmqgen_codegen::{
     SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 use mmqgen_reference::activations::QuantizedActivations;
-use sha2::{Digest, Sha256};
 
-use crate::compile::{compile_cubin, nvrtc_version, CompileError};
+use crate::cache::{CacheError, CacheOutcome, CubinCache};
+use crate::compile::{compile_cubin, CompileError};
 
 use crate::device::{
     describe_driver_error, guard, DeviceError, Gpu, DEFAULT_SHARED_BYTES_PER_BLOCK,
@@ -911,12 +911,8 @@ pub enum BuildError {
         #[source]
         source: Box<CompileError>,
     },
-    #[error("the cubin cache file {}: {source}", path.display())]
-    Cache {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Cache(Box<CacheError>),
     #[error(transparent)]
     Load(#[from] Box<LaunchError>),
 }
@@ -957,17 +953,8 @@ pub fn rendered_entry_points(rendered: &RenderedVariant) -> EntryPoints {
     }
 }
 
-fn cache_path(dir: &Path, canonical: &str, arch: &str, nvrtc: (i32, i32), source: &str) -> PathBuf {
-    let digest = Sha256::digest(source.as_bytes());
-    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    dir.join(format!(
-        "{canonical}-{arch}-nvrtc{}.{}-{hex}.cubin",
-        nvrtc.0, nvrtc.1
-    ))
-}
-
-/// Renders `desc`, compiles it with NVRTC for this GPU's architecture (or takes the cubin from `cache_dir`,
-/// keyed by canonical name, architecture, NVRTC version and a hash of the source) and loads it.
+/// Renders `desc`, compiles it with NVRTC for this GPU's architecture (or takes the cubin from the
+/// [`CubinCache`] in `cache_dir`, keyed by the source, options, NVRTC version and architecture) and loads it.
 pub fn build_variant(
     gpu: &Gpu,
     desc: &VariantDescription,
@@ -1009,33 +996,23 @@ fn build_rendered_since(
         arch: arch.clone(),
         source: Box::new(source),
     };
-    let cached = match cache_dir {
+    let program = format!("{}.cu", rendered.canonical);
+    let (cubin, from_cache) = match cache_dir {
         Some(dir) => {
-            let nvrtc = nvrtc_version().map_err(compile_err)?;
-            let path = cache_path(dir, &rendered.canonical, &arch, nvrtc, &rendered.source);
-            match std::fs::read(&path) {
-                Ok(bytes) if bytes.starts_with(b"\x7fELF") => (Some(bytes), Some(path)),
-                Ok(_) => (None, Some(path)),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, Some(path)),
-                Err(source) => return Err(BuildError::Cache { path, source }),
-            }
+            let (compiled, outcome) = CubinCache::new(dir.to_path_buf())
+                .get_or_compile(&rendered.source, &program, &arch, false)
+                .map_err(|e| match e {
+                    CacheError::Compile(source) => compile_err(source),
+                    other => BuildError::Cache(Box::new(other)),
+                })?;
+            (compiled.cubin, outcome == CacheOutcome::Hit)
         }
-        None => (None, None),
-    };
-    let (cubin, from_cache) = match cached {
-        (Some(bytes), _) => (bytes, true),
-        (None, path) => {
-            let program = format!("{}.cu", rendered.canonical);
-            let compiled =
-                compile_cubin(&rendered.source, &program, &arch, false).map_err(compile_err)?;
-            if let Some(path) = path {
-                let tmp = path.with_extension(format!("cubin.tmp{}", std::process::id()));
-                std::fs::write(&tmp, &compiled.cubin)
-                    .and_then(|()| std::fs::rename(&tmp, &path))
-                    .map_err(|source| BuildError::Cache { path, source })?;
-            }
-            (compiled.cubin, false)
-        }
+        None => (
+            compile_cubin(&rendered.source, &program, &arch, false)
+                .map_err(compile_err)?
+                .cubin,
+            false,
+        ),
     };
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
     let loaded = LoadedVariant::load_with(

@@ -14,6 +14,7 @@ pub use mmqgen_macros::variant;
 pub use mmqgen_reference as reference;
 pub use weights::Layout;
 
+pub mod bench;
 pub mod cache;
 pub mod catalogue;
 pub mod cli;

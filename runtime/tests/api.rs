@@ -52,10 +52,9 @@ fn bad_shapes_are_sentences() {
         return;
     };
     let (raw, _) = digest_case_inputs(64, 1, 256, 1);
-    let error = mmq
-        .register(&raw, 64, 300, Layout::Raw)
-        .err()
-        .expect("K = 300 is refused");
+    let Err(error) = mmq.register(&raw, 64, 300, Layout::Raw) else {
+        panic!("K = 300 must be refused");
+    };
     assert!(error.to_string().contains("256"), "{error}");
     let matrix = mmq.register(&raw, 64, 256, Layout::Raw).unwrap();
     let stream = mmq.gpu().stream().clone();
@@ -63,7 +62,6 @@ fn bad_shapes_are_sentences() {
     let mut out = stream.alloc_zeros::<f32>(64).unwrap();
     let error = matrix
         .matmul(&x, &mut out, 0, &stream)
-        .err()
-        .expect("n = 0 is refused");
+        .expect_err("n = 0 is refused");
     assert!(!error.to_string().is_empty());
 }

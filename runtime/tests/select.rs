@@ -167,11 +167,11 @@ variant = "fold_per32"
 [[rule]]
 arch = "sm_80"
 tokens = 1
-variant = "fold_per32"
+variant = "prefolded_per32"
 [[rule]]
 arch = "sm_80"
 tokens = { min = 3 }
-variant = "fold_per32"
+variant = "prefolded_per32"
 "#,
     );
     assert_eq!(
@@ -243,7 +243,7 @@ variant = "fold_per256"
 name = "other-arch"
 arch = "sm_80"
 tokens = { min = 1 }
-variant = "fold_per32"
+variant = "prefolded_per32"
 "#,
     );
     let findings = config.check();
@@ -425,7 +425,7 @@ fn a_config_can_declare_and_select_its_own_variant() {
 #[test]
 fn variants_from_extra_lists_are_known() {
     let mut all = catalogue::all();
-    let mut extra: VariantDescription = catalogue::FOLD_PER32;
+    let mut extra: VariantDescription = catalogue::PREFOLDED_PER32;
     extra.name = "extra_fold".into();
     all.push(extra);
     let text = "[[rule]]\narch = \"sm_80\"\ntokens = [1, 8]\nvariant = \"extra_fold\"\n";

@@ -9,19 +9,6 @@
 use mmqgen::codegen::{CpAsync, Engine, ExpandWidth};
 use mmqgen::inspect::inspect;
 
-fn nvrtc_or_skip(test: &str) -> bool {
-    if mmqgen::compile::nvrtc_available() {
-        return true;
-    }
-    if std::env::var("MMQGEN_REQUIRE_NVRTC").as_deref() == Ok("1") {
-        panic!(
-            "{test}: NVRTC is required (MMQGEN_REQUIRE_NVRTC=1) but libnvrtc.so.13 was not found"
-        );
-    }
-    eprintln!("SKIPPED: NVRTC not found ({test}); source .ci/env.sh to run it");
-    false
-}
-
 #[test]
 fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
     if !mmqgen::testing::nvrtc_or_skip(
@@ -48,7 +35,7 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                 match variant.engine {
                     Engine::Dp4a => assert!(sass.idp4a > 0, "{at}: no IDP.4A"),
                     Engine::MmaK16 => assert!(sass.imma_16816_s8 > 0, "{at}: no IMMA.16816.S8.S8"),
-                    Engine::MmaK32Fold => {
+                    Engine::MmaK32Fold | Engine::MmaK32Prefolded => {
                         assert!(sass.imma_16832_s8 > 0, "{at}: no IMMA.16832.S8.S8")
                     }
                 }

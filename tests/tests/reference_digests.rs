@@ -6,7 +6,7 @@
 //! (`random_blocks(m, k, seed)` weights, `activations(n, k, derive_seed(seed, 1), 4)`, quantized with the
 //! mode's group) and returns the digest these snapshots record.
 
-use mmqgen_codegen::NumericsMode;
+use mmqgen::codegen::NumericsMode;
 use mmqgen_reference::{digest_case, DIGEST_SEED};
 
 /// (m, n, K): one super-block and one token; then three segments, the last one short, at odd m and n.

@@ -2,6 +2,7 @@
 //! the variant list (the catalogue handed in, plus `--variants FILE`), and turns every error into one sentence
 //! on stderr with a non-zero exit.
 
+pub mod bench;
 mod check;
 mod config;
 mod formats;
@@ -55,6 +56,9 @@ enum Command {
     Config(config::ConfigCommand),
     /// Which variant a shape gets, from which rule, and why every other rule did not take it.
     Explain(config::ExplainArgs),
+    /// Time variants against each other and against cuBLAS bf16/f16 (CUDA events, rotated inputs, parity
+    /// first), with the llama.cpp anchors quoted; ends with a markdown table.
+    Bench(Box<bench::BenchArgs>),
     /// Run variants on the GPU against the CPU reference, bit for bit, each case in a fresh process.
     Parity(Box<parity::ParityArgs>),
 }
@@ -120,6 +124,7 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
     let all = variants(&cli.variants, catalogue)?;
     match cli.command {
         Command::Run(args) => run::run(&args, &all),
+        Command::Bench(args) => bench::run(&args, &all),
         Command::List => {
             println!(
                 "{:<22} {:<14} {:<11} {:<14} canonical",

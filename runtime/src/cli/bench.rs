@@ -1,0 +1,495 @@
+//! `mmqgen bench`: time variants against each other and against cuBLAS bf16/f16 on the same GPU (the timing
+//! logic is [`crate::bench`]). Progress goes to stderr; notes, the prefill and A/B verdicts, then the markdown
+//! table (last, to paste into docs/PERF.md) go to stdout; `--json FILE` writes one JSON object per line.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+
+use super::{find_variant, CliError};
+use crate::bench::{
+    dedup_shapes, default_shapes, default_variants, json_num, prefill_shapes, run_bench,
+    BenchConfig, BenchReport, CublasOut, Outcome, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS,
+    DEFAULT_SEED, DEFAULT_WARMUP, PREFILL_TOKENS,
+};
+use crate::codegen::VariantDescription;
+use crate::device::Gpu;
+use crate::parity::{json_string, Shape};
+use crate::weights::Layout;
+
+/// The weight layout the variants are timed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LayoutArg {
+    Raw,
+    Padded,
+}
+
+/// The cuBLAS baselines' output type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CublasOutArg {
+    /// bf16 out for the bf16 GEMM, f16 for the f16 one (what ANCHORS.md's directly called figures used).
+    Input,
+    /// f32 out, like the variants.
+    F32,
+}
+
+fn parse_shape(s: &str) -> Result<Shape, String> {
+    s.parse()
+}
+
+fn parse_repeats(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("0 timed calls give no median: use at least 1".to_string()),
+        Ok(v) => Ok(v),
+        Err(_) => Err(format!("'{s}' is not a whole number")),
+    }
+}
+
+fn parse_samples(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(v) if v >= DEFAULT_PARITY_SAMPLES => Ok(v),
+        Ok(v) => Err(format!(
+            "{v} sampled outputs are too few: the parity check before timing compares at least \
+             {DEFAULT_PARITY_SAMPLES}"
+        )),
+        Err(_) => Err(format!("'{s}' is not a whole number")),
+    }
+}
+
+/// `mmqgen bench [--shape m,n,k]... [--variant NAME]... [--all] [--ab A B] [--prefill] [--repeats N]
+/// [--warmup N] [--json FILE] ...`
+#[derive(Args, Clone, Debug)]
+pub struct BenchArgs {
+    /// A shape m,n,k (weight rows, tokens, K) to time (repeat for several; default: n in 1, 8, 32, 128 at
+    /// 4096,n,4096, then every m in 4096, 14336 by n in 512, 2048, 4096 by K in 4096, 14336).
+    #[arg(long = "shape", value_name = "M,N,K", value_parser = parse_shape)]
+    pub shapes: Vec<Shape>,
+
+    // The field is `variant`, not `variants`: the `mmqgen` command has a global `--variants FILE`.
+    /// A variant to time, by declared or canonical name (repeat for several; default: every variant except
+    /// the dp4a engine's).
+    #[arg(long = "variant", value_name = "NAME", conflicts_with_all = ["all", "ab"])]
+    pub variant: Vec<String>,
+
+    /// Time every known variant, the dp4a ones included.
+    #[arg(long, conflicts_with = "ab")]
+    pub all: bool,
+
+    /// Time only A and B, interleaved on the same shapes, and apply the landing rule: B lands only if its
+    /// median beats A's by at least 1.5% (per shape, and overall on the sum of medians).
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    pub ab: Option<Vec<String>>,
+
+    /// Also time a Llama-3-8B layer's matmuls (q, k, v, o, gate, up, down) at 512 and 2048 tokens and report
+    /// tokens per second, summing the best variant's median per matmul.
+    #[arg(long)]
+    pub prefill: bool,
+
+    /// Timed calls per contestant per shape.
+    #[arg(long, default_value_t = DEFAULT_REPEATS, value_parser = parse_repeats)]
+    pub repeats: usize,
+
+    /// Untimed calls per contestant per shape before the timed ones.
+    #[arg(long, default_value_t = DEFAULT_WARMUP)]
+    pub warmup: usize,
+
+    /// Weight layout the variants read.
+    #[arg(long, value_enum, default_value_t = LayoutArg::Padded)]
+    pub layout: LayoutArg,
+
+    /// Seed of the weights, activations and sampled parity outputs.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// Also write every result as one JSON object per line to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// GPU ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub gpu: usize,
+
+    /// Skip the cuBLAS bf16/f16 baselines.
+    #[arg(long)]
+    pub no_cublas: bool,
+
+    /// Output type of the cuBLAS baselines.
+    #[arg(long, value_enum, default_value_t = CublasOutArg::Input)]
+    pub cublas_out: CublasOutArg,
+
+    /// Outputs drawn at random for the parity check before timing (plus the first and last token and row).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_PARITY_SAMPLES, value_parser = parse_samples)]
+    pub parity_samples: usize,
+
+    /// Keep compiled cubins in DIR between runs.
+    #[arg(long, value_name = "DIR")]
+    pub cubin_cache: Option<PathBuf>,
+}
+
+/// The variants to time: `--ab A B`, else the `--variant`s, else every one with `--all`, else the default set.
+pub fn select_variants(
+    args: &BenchArgs,
+    all: &[VariantDescription],
+) -> Result<Vec<VariantDescription>, CliError> {
+    if let Some(ab) = &args.ab {
+        let a = find_variant(all, &ab[0])?;
+        let b = find_variant(all, &ab[1])?;
+        if a.name == b.name {
+            return Err(format!(
+                "--ab needs two different variants, but '{}' and '{}' are both '{}'",
+                ab[0], ab[1], a.name
+            )
+            .into());
+        }
+        return Ok(vec![a.clone(), b.clone()]);
+    }
+    if !args.variant.is_empty() {
+        let mut chosen: Vec<VariantDescription> = Vec::new();
+        for name in &args.variant {
+            let v = find_variant(all, name)?;
+            if !chosen.iter().any(|c| c.name == v.name) {
+                chosen.push(v.clone());
+            }
+        }
+        return Ok(chosen);
+    }
+    if args.all {
+        return Ok(all.to_vec());
+    }
+    Ok(default_variants(all))
+}
+
+/// The shapes to time: `--shape`s or the default list, plus the prefill shapes with `--prefill`.
+pub fn select_shapes(args: &BenchArgs) -> Vec<Shape> {
+    let mut shapes = if args.shapes.is_empty() {
+        default_shapes()
+    } else {
+        args.shapes.clone()
+    };
+    if args.prefill {
+        shapes.extend(prefill_shapes());
+    }
+    dedup_shapes(shapes)
+}
+
+/// The library configuration the arguments describe.
+pub fn config(args: &BenchArgs) -> BenchConfig {
+    BenchConfig {
+        shapes: select_shapes(args),
+        warmup: args.warmup,
+        repeats: args.repeats,
+        layout: match args.layout {
+            LayoutArg::Raw => Layout::Raw,
+            LayoutArg::Padded => Layout::Padded,
+        },
+        seed: args.seed,
+        cublas: !args.no_cublas,
+        cublas_out: match args.cublas_out {
+            CublasOutArg::Input => CublasOut::Input,
+            CublasOutArg::F32 => CublasOut::F32,
+        },
+        parity_samples: args.parity_samples,
+        cubin_cache: args.cubin_cache.clone(),
+    }
+}
+
+/// JSON lines for the prefill and A/B verdicts (beside the report's own lines).
+fn verdict_json_lines(
+    report: &BenchReport,
+    args: &BenchArgs,
+    ab: Option<(&str, &str)>,
+) -> Vec<String> {
+    let i = &report.info;
+    let head = |kind: &str| {
+        format!(
+            "{{\"mmqgen_bench\":1,\"kind\":{},\"date\":{},\"commit\":{},\"gpu\":{},\"driver\":{},\"nvrtc\":{}",
+            json_string(kind),
+            json_string(&i.date),
+            json_string(&i.commit),
+            json_string(&i.gpu),
+            json_string(&i.driver_release),
+            json_string(&i.nvrtc)
+        )
+    };
+    let mut lines = Vec::new();
+    if args.prefill {
+        for tokens in PREFILL_TOKENS {
+            let p = report.prefill(tokens, None);
+            let choices: Vec<String> = p
+                .matmuls
+                .iter()
+                .map(|m| {
+                    format!(
+                        "{{\"matmul\":{},\"m\":{},\"n\":{},\"k\":{},\"variant\":{},\"median_us\":{},\
+                         \"cublas_bf16_us\":{}}}",
+                        json_string(m.name),
+                        m.shape.m,
+                        m.shape.n,
+                        m.shape.k,
+                        m.variant
+                            .as_deref()
+                            .map(json_string)
+                            .unwrap_or_else(|| "null".into()),
+                        json_num(m.us),
+                        json_num(m.cublas_bf16_us)
+                    )
+                })
+                .collect();
+            lines.push(format!(
+                "{},\"tokens\":{tokens},\"layer_us\":{},\"tokens_per_s\":{},\"cublas_bf16_layer_us\":{},\
+                 \"cublas_bf16_tokens_per_s\":{},\"matmuls\":[{}]}}",
+                head("prefill"),
+                json_num(p.layer_us),
+                json_num(p.tokens_per_s()),
+                json_num(p.cublas_layer_us),
+                json_num(p.cublas_tokens_per_s()),
+                choices.join(",")
+            ));
+        }
+    }
+    if let Some((a, b)) = ab {
+        let r = report.ab(a, b);
+        for (shape, v) in &r.shapes {
+            let body = match v {
+                Ok(v) => format!(
+                    "\"a_us\":{},\"b_us\":{},\"gain\":{},\"lands\":{}",
+                    json_num(Some(v.a_us)),
+                    json_num(Some(v.b_us)),
+                    json_num(Some(v.gain)),
+                    v.lands
+                ),
+                Err(e) => format!("\"lands\":false,\"error\":{}", json_string(e)),
+            };
+            lines.push(format!(
+                "{},\"a\":{},\"b\":{},\"m\":{},\"n\":{},\"k\":{},{body}}}",
+                head("ab"),
+                json_string(a),
+                json_string(b),
+                shape.m,
+                shape.n,
+                shape.k
+            ));
+        }
+        let overall = match &r.overall {
+            Some(v) => format!(
+                "\"a_us\":{},\"b_us\":{},\"gain\":{},\"lands\":{},\"shapes_without_verdict\":{}",
+                json_num(Some(v.a_us)),
+                json_num(Some(v.b_us)),
+                json_num(Some(v.gain)),
+                v.lands,
+                r.missing
+            ),
+            None => "\"lands\":false".to_string(),
+        };
+        lines.push(format!(
+            "{},\"a\":{},\"b\":{},{overall}}}",
+            head("ab_overall"),
+            json_string(a),
+            json_string(b)
+        ));
+    }
+    lines
+}
+
+pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
+    let descs = select_variants(args, all)?;
+    let cfg = config(args);
+    let ab = args
+        .ab
+        .as_ref()
+        .map(|_| (descs[0].name.to_string(), descs[1].name.to_string()));
+    let gpu = Gpu::open(args.gpu)?;
+    // Open the JSON file before the run: a path that cannot be written should not cost a whole run.
+    let mut json = match &args.json {
+        Some(path) => Some((
+            path,
+            std::fs::File::create(path)
+                .map_err(|e| format!("cannot write the JSON file {}: {e}", path.display()))?,
+        )),
+        None => None,
+    };
+    if cfg!(debug_assertions) {
+        eprintln!(
+            "bench: WARNING: this mmqgen is an unoptimized build; the CPU side (inputs, reference samples, \
+             conversions) runs about 10x slower, so the run takes much longer (GPU times are unaffected): use \
+             cargo build --release"
+        );
+    }
+    eprintln!(
+        "bench: {} variant(s) x {} shape(s), {} warm-up + {} timed calls each, interleaved",
+        descs.len(),
+        cfg.shapes.len(),
+        cfg.warmup,
+        cfg.repeats
+    );
+    let mut stderr = std::io::stderr();
+    let report = run_bench(&gpu, &descs, &cfg, &mut |line: &str| {
+        let _ = writeln!(stderr, "{line}");
+    })?;
+
+    let mut failed = false;
+    if let Some((path, file)) = json.as_mut() {
+        let mut lines = report.json_lines();
+        lines.extend(verdict_json_lines(
+            &report,
+            args,
+            ab.as_ref().map(|(a, b)| (a.as_str(), b.as_str())),
+        ));
+        let mut text = lines.join("\n");
+        text.push('\n');
+        if let Err(e) = file.write_all(text.as_bytes()) {
+            eprintln!(
+                "mmqgen bench: cannot write the JSON file {}: {e}",
+                path.display()
+            );
+            failed = true;
+        }
+    }
+
+    let notes = report.notes();
+    for n in notes
+        .iter()
+        .filter(|n| n.starts_with("SUSPECT") || n.starts_with("RUN STOPPED"))
+    {
+        eprintln!("mmqgen bench: {n}");
+    }
+    if !notes.is_empty() {
+        println!("Notes:");
+        for n in &notes {
+            println!("- {n}");
+        }
+        println!();
+    }
+    if args.prefill {
+        for tokens in PREFILL_TOKENS {
+            println!("{}", report.prefill(tokens, None).markdown());
+        }
+    }
+    if let Some((a, b)) = &ab {
+        println!("{}", report.ab(a, b).text());
+    }
+    println!("{}\n", report.legend());
+    print!("{}", report.markdown_table());
+
+    // A run is clean when every chosen variant was built and timed at every shape and nothing stopped it.
+    failed |= report.aborted.is_some()
+        || report.builds.iter().any(|b| b.result.is_err())
+        || report.shapes.iter().any(|s| {
+            s.error.is_some()
+                || s.variants
+                    .iter()
+                    .any(|v| matches!(v.total, Outcome::NotTimed(_)))
+        });
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser, Debug)]
+    struct Cli {
+        #[command(flatten)]
+        args: BenchArgs,
+    }
+
+    fn parse(argv: &[&str]) -> Result<BenchArgs, String> {
+        Cli::try_parse_from(std::iter::once("bench").chain(argv.iter().copied()))
+            .map(|c| c.args)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn defaults() {
+        let a = parse(&[]).unwrap();
+        assert_eq!((a.repeats, a.warmup, a.seed), (20, 3, 1));
+        assert_eq!(a.layout, LayoutArg::Padded);
+        assert_eq!(a.parity_samples, 1024);
+        assert!(a.shapes.is_empty() && a.variant.is_empty() && a.ab.is_none());
+        let c = config(&a);
+        assert_eq!(c.shapes, default_shapes());
+        assert!(c.cublas);
+        assert_eq!(c.cublas_out, CublasOut::Input);
+    }
+
+    #[test]
+    fn shapes_parse_and_override_the_defaults() {
+        let a = parse(&["--shape", "4096,512,4096", "--shape", " 1, 1 ,256"]).unwrap();
+        assert_eq!(
+            a.shapes,
+            vec![Shape::new(4096, 512, 4096), Shape::new(1, 1, 256)]
+        );
+        assert_eq!(select_shapes(&a), a.shapes);
+        let e = parse(&["--shape", "4096,512"]).unwrap_err();
+        assert!(e.contains("is not a shape: write m,n,k"), "{e}");
+        let e = parse(&["--shape", "10,1,300"]).unwrap_err();
+        assert!(e.contains("K = 300 is not a multiple of 256"), "{e}");
+        // --prefill adds the layer's shapes once.
+        let a = parse(&["--shape", "4096,512,4096", "--prefill"]).unwrap();
+        let s = select_shapes(&a);
+        assert_eq!(s[0], Shape::new(4096, 512, 4096));
+        assert_eq!(s.len(), prefill_shapes().len());
+        let a = parse(&["--prefill"]).unwrap();
+        assert_eq!(select_shapes(&a).len(), 18);
+    }
+
+    #[test]
+    fn variants_and_ab() {
+        let all = crate::catalogue::all();
+        let a = parse(&[]).unwrap();
+        assert_eq!(select_variants(&a, &all).unwrap(), default_variants(&all));
+        let a = parse(&["--all"]).unwrap();
+        assert_eq!(select_variants(&a, &all).unwrap().len(), all.len());
+        let a = parse(&["--variant", "r41", "--variant", "r56", "--variant", "r41"]).unwrap();
+        let v = select_variants(&a, &all).unwrap();
+        assert_eq!(
+            v.iter().map(|v| v.name.as_ref()).collect::<Vec<&str>>(),
+            ["r41", "r56"]
+        );
+        let a = parse(&["--variant", "nope"]).unwrap();
+        let e = select_variants(&a, &all).unwrap_err().to_string();
+        assert!(e.starts_with("no variant named 'nope'"), "{e}");
+
+        let a = parse(&["--ab", "r41", "r56"]).unwrap();
+        assert_eq!(a.ab, Some(vec!["r41".to_string(), "r56".to_string()]));
+        let v = select_variants(&a, &all).unwrap();
+        assert_eq!((v[0].name.as_ref(), v[1].name.as_ref()), ("r41", "r56"));
+        let canonical = crate::codegen::canonical_name(&crate::catalogue::R41);
+        let a = parse(&["--ab", "r41", &canonical]).unwrap();
+        let e = select_variants(&a, &all).unwrap_err().to_string();
+        assert!(e.contains("two different variants"), "{e}");
+
+        assert!(parse(&["--ab", "r41"]).is_err(), "--ab takes two names");
+        assert!(parse(&["--ab", "r41", "r56", "--variant", "r42"]).is_err());
+        assert!(parse(&["--ab", "r41", "r56", "--all"]).is_err());
+        assert!(parse(&["--all", "--variant", "r42"]).is_err());
+    }
+
+    #[test]
+    fn numbers_are_checked() {
+        assert!(parse(&["--repeats", "0"])
+            .unwrap_err()
+            .contains("no median"));
+        assert_eq!(parse(&["--repeats", "50"]).unwrap().repeats, 50);
+        assert!(parse(&["--parity-samples", "100"])
+            .unwrap_err()
+            .contains("too few"));
+        assert_eq!(
+            parse(&["--parity-samples", "4096"]).unwrap().parity_samples,
+            4096
+        );
+        let a = parse(&["--layout", "raw", "--cublas-out", "f32", "--no-cublas"]).unwrap();
+        let c = config(&a);
+        assert_eq!(
+            (c.layout, c.cublas_out, c.cublas),
+            (Layout::Raw, CublasOut::F32, false)
+        );
+    }
+}
