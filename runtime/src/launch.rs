@@ -288,6 +288,9 @@ pub fn segment_len(m: usize, n: usize, k: usize) -> Result<usize, ShapeError> {
 }
 
 /// The quantizer's launch: `grid = (K/G, n)`, `block = G` for G = 32 and 32 threads (8 values each) for G = 256.
+/// Groups (warps) per block of the activation quantizer (docs/KERNELS.md); the template's `QUANTIZER_WARPS`.
+pub const QUANTIZER_WARPS: usize = 8;
+
 pub fn quantizer_config(n: usize, k: usize, group: u32) -> Result<LaunchConfig, ShapeError> {
     let g = group as usize;
     if group == 0 || !k.is_multiple_of(g) {
@@ -301,10 +304,10 @@ pub fn quantizer_config(n: usize, k: usize, group: u32) -> Result<LaunchConfig, 
             limit: MAX_GRID_YZ,
         });
     }
-    // 32 threads either way: one value per lane for G = 32, eight consecutive values per lane for G = 256.
+    // One warp per group (one value per lane for G = 32, eight for G = 256), QUANTIZER_WARPS groups per block.
     Ok(LaunchConfig {
-        grid_dim: ((k / g) as u32, n as u32, 1),
-        block_dim: (32, 1, 1),
+        grid_dim: ((k / g).div_ceil(QUANTIZER_WARPS) as u32, n as u32, 1),
+        block_dim: (32 * QUANTIZER_WARPS as u32, 1, 1),
         shared_mem_bytes: 0,
     })
 }
@@ -1302,10 +1305,11 @@ mod tests {
             60_000
         );
 
+        // 88 groups of 32 in 11 blocks of 8 warps; 11 groups of 256 in 2 blocks (the second with 3 spare warps).
         let q = quantizer_config(77, 2816, 32).unwrap();
-        assert_eq!((q.grid_dim, q.block_dim), ((88, 77, 1), (32, 1, 1)));
+        assert_eq!((q.grid_dim, q.block_dim), ((11, 77, 1), (256, 1, 1)));
         let q = quantizer_config(77, 2816, 256).unwrap();
-        assert_eq!((q.grid_dim, q.block_dim), ((11, 77, 1), (32, 1, 1)));
+        assert_eq!((q.grid_dim, q.block_dim), ((2, 77, 1), (256, 1, 1)));
         assert_eq!(
             quantizer_config(70_000, 256, 32).unwrap_err().to_string(),
             "quantizing n = 70000 tokens needs a grid of 70000 blocks along y, more than CUDA's limit of 65535"
