@@ -2,8 +2,9 @@
 //! cuobjdump is installed, a SASS summary. `mmqgen check` prints it; tests assert on it (the engine's
 //! instruction is there, widths are real, shipped variants do not spill, shared memory matches the layout).
 
+use crate::cache::{CacheError, CacheOutcome, CubinCache};
 use crate::codegen::render::{render, RenderError, RenderedVariant};
-use crate::codegen::{Arch, VariantDescription};
+use crate::codegen::{Arch, Engine, VariantDescription};
 use crate::compile::{compile_cubin, sass_summary, CompileError, KernelResources, SassSummary};
 
 /// One entry point's report on one architecture.
@@ -25,6 +26,8 @@ pub struct VariantReport {
     /// The two matmul entry points (raw, padded).
     pub entries: Vec<EntryReport>,
     pub allow_spills: bool,
+    /// Whether the cubin came from the cache (None when no cache was used).
+    pub cache: Option<CacheOutcome>,
 }
 
 /// A reason the check fails for a variant.
@@ -34,6 +37,8 @@ pub enum InspectError {
     Render(#[from] RenderError),
     #[error(transparent)]
     Compile(#[from] CompileError),
+    #[error(transparent)]
+    Cache(#[from] CacheError),
     #[error("ptxas reported no entry point named '{0}'")]
     MissingKernel(String),
 }
@@ -70,31 +75,52 @@ impl VariantReport {
     }
 }
 
-/// Renders and compiles `desc` for `arch`; with `with_sass`, also disassembles (when cuobjdump exists).
+/// Renders and compiles `desc` for `arch` (through `cache` when given); with `with_sass`, also disassembles
+/// (when cuobjdump exists).
 pub fn inspect(
     desc: &VariantDescription,
     arch: Arch,
     with_sass: bool,
+    cache: Option<&CubinCache>,
 ) -> Result<VariantReport, InspectError> {
     let rendered = render(desc)?;
-    let compiled = compile_cubin(
-        &rendered.source,
-        &format!("{}.cu", rendered.canonical),
-        arch.keyword(),
-        false,
-    )?;
+    let program = format!("{}.cu", rendered.canonical);
+    let (compiled, outcome) = match cache {
+        Some(cache) => {
+            let (compiled, outcome) =
+                cache.get_or_compile(&rendered.source, &program, arch.keyword(), false)?;
+            (compiled, Some(outcome))
+        }
+        None => (
+            compile_cubin(&rendered.source, &program, arch.keyword(), false)?,
+            None,
+        ),
+    };
     let sass = if with_sass {
         sass_summary(&compiled.cubin)?
     } else {
         None
     };
-    let mut entries = Vec::new();
-    for kernel in [&rendered.kernels.raw, &rendered.kernels.padded] {
-        let resources = compiled
+    let find = |kernel: &String| {
+        compiled
             .report
             .iter()
             .find(|r| &r.kernel == kernel)
             .cloned()
+    };
+    let mut entries = Vec::new();
+    for (kernel, twin) in [
+        (&rendered.kernels.raw, &rendered.kernels.padded),
+        (&rendered.kernels.padded, &rendered.kernels.raw),
+    ] {
+        // Where both layouts run the same code (the prefolded engine), NVVM may merge the two entry points and
+        // ptxas then reports one of them: the other has the same resources.
+        let resources = find(kernel)
+            .or_else(|| {
+                (desc.engine == Engine::MmaK32Prefolded)
+                    .then(|| find(twin))
+                    .flatten()
+            })
             .ok_or_else(|| InspectError::MissingKernel(kernel.clone()))?;
         let sass = sass.as_ref().and_then(|all| {
             all.iter()
@@ -114,5 +140,6 @@ pub fn inspect(
         rendered,
         entries,
         allow_spills: desc.allow_spills,
+        cache: outcome,
     })
 }

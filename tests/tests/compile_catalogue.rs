@@ -20,7 +20,7 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
     let mut problems = Vec::new();
     for variant in mmqgen::catalogue::all() {
         for arch in variant.archs.iter() {
-            let report = inspect(&variant, arch, true)
+            let report = inspect(&variant, arch, true, None)
                 .unwrap_or_else(|e| panic!("{} on {arch} does not compile: {e}", variant.name));
             problems.extend(report.problems());
             for (entry, layout) in report.entries.iter().zip(["raw", "padded"]) {

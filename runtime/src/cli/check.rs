@@ -63,7 +63,7 @@ pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
             .iter()
             .filter(|a| only_arch.is_none_or(|o| o == *a))
         {
-            let report = match inspect(desc, arch, !args.no_sass) {
+            let report = match inspect(desc, arch, !args.no_sass, None) {
                 Ok(report) => report,
                 Err(error) => {
                     println!("{:<20} {:<6} FAILED: {error}", desc.name, arch);

@@ -8,6 +8,7 @@
 
 use super::parity::{ChildCommand, ParityArgs};
 use super::CliError;
+use crate::cache::CacheOutcome;
 use crate::codegen::{canonical_name, Arch, NumericsMode, VariantDescription};
 use crate::select::Config;
 use clap::{Args, Parser};
@@ -26,6 +27,13 @@ pub struct RunArgs {
 struct ParityCommand {
     #[command(flatten)]
     args: ParityArgs,
+}
+
+/// `mmqgen bench`'s arguments, parsed the same way.
+#[derive(Parser)]
+struct BenchCommand {
+    #[command(flatten)]
+    args: super::bench::BenchArgs,
 }
 
 /// The shapes the main job proves and times: prefill projections of a Llama-3-8B layer and a few decode sizes.
@@ -66,10 +74,17 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
     println!("== 1. Compile the selected variants with NVRTC");
     if crate::compile::nvrtc_available() {
         let version = crate::compile::nvrtc_version()?;
-        println!("NVRTC {}.{}", version.0, version.1);
+        // Through the on-disk cubin cache: a second run finds every cubin there and skips NVRTC.
+        let cache = crate::cache::CubinCache::from_env()?;
+        println!(
+            "NVRTC {}.{}, cubin cache {}",
+            version.0,
+            version.1,
+            cache.dir().display()
+        );
         for arch in Arch::ALL {
             for variant in selected(&config, arch) {
-                match crate::inspect::inspect(&variant, arch, false) {
+                match crate::inspect::inspect(&variant, arch, false, Some(&cache)) {
                     Ok(report) => {
                         let worst = report
                             .entries
@@ -77,8 +92,16 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
                             .map(|e| e.resources.registers)
                             .max()
                             .unwrap_or(0);
+                        let cached = match &report.cache {
+                            Some(CacheOutcome::Hit) => "cache hit, NVRTC skipped".to_string(),
+                            Some(CacheOutcome::Miss) => "cache miss, compiled".to_string(),
+                            Some(CacheOutcome::Rebuilt { reason }) => {
+                                format!("cache entry rebuilt ({reason})")
+                            }
+                            None => "no cache".to_string(),
+                        };
                         println!(
-                            "{arch} {:<20} {} registers, {} bytes of shared memory: {}",
+                            "{arch} {:<24} {:>3} registers, {:>6} bytes of shared memory, {cached}: {}",
                             variant.name,
                             worst,
                             report.rendered.shared_bytes,
@@ -155,6 +178,19 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
             let child = ChildCommand::current_exe(vec!["parity".into()])?;
             if super::parity::run_with(&parity, all, &child)? != ExitCode::SUCCESS {
                 failures.push("parity failed for a selected variant (table above)".into());
+            } else {
+                // Timing only what proved bit-exact, against cuBLAS on the same shapes.
+                let mut words = vec!["bench".to_string(), "--repeats".into(), "10".into()];
+                for v in &variants {
+                    words.extend(["--variant".to_string(), v.name.to_string()]);
+                }
+                for (m, n, k) in DEFAULT_SHAPES {
+                    words.extend(["--shape".to_string(), format!("{m},{n},{k}")]);
+                }
+                let bench = BenchCommand::try_parse_from(words)?.args;
+                if super::bench::run(&bench, all)? != ExitCode::SUCCESS {
+                    failures.push("timing failed for a selected variant (report above)".into());
+                }
             }
         }
     }
