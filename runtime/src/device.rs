@@ -403,30 +403,6 @@ pub fn synchronize(stream: &CudaStream, what: &str) -> Result<(), DeviceError> {
 }
 
 #[cfg(test)]
-pub(crate) mod test_support {
-    use std::io::Write;
-
-    /// Opens GPU 0, or prints a visible `SKIPPED:` line and returns `None` when there is none; panics instead
-    /// when `MMQGEN_REQUIRE_GPU=1`.
-    pub(crate) fn gpu_or_skip(test: &str) -> Option<super::Gpu> {
-        match super::Gpu::open(0) {
-            Ok(gpu) => Some(gpu),
-            Err(e) if std::env::var("MMQGEN_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-                panic!("{test}: MMQGEN_REQUIRE_GPU=1 but {e}")
-            }
-            Err(e) => {
-                // Straight to stderr: libtest captures print! of passing tests, not direct writes.
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "SKIPPED: no CUDA driver/GPU on this machine ({test}: {e})"
-                );
-                None
-            }
-        }
-    }
-}
-
-#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -487,7 +463,7 @@ mod tests {
 
     #[test]
     fn gpu_reports_itself() {
-        let Some(gpu) = test_support::gpu_or_skip("device::gpu_reports_itself") else {
+        let Some(gpu) = crate::testing::gpu_or_skip("device::gpu_reports_itself") else {
             return;
         };
         let info = gpu.info();

@@ -490,9 +490,7 @@ mod tests {
     /// variant declares (skips visibly without NVRTC; fails with `MMQGEN_REQUIRE_NVRTC=1`).
     #[test]
     fn mutated_sources_compile_with_nvrtc() {
-        if !crate::compile::test_support::nvrtc_or_skip(
-            "mutants::mutated_sources_compile_with_nvrtc",
-        ) {
+        if !crate::testing::nvrtc_or_skip("mutants::mutated_sources_compile_with_nvrtc") {
             return;
         }
         let variants = catalogue::all();

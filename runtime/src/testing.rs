@@ -10,13 +10,19 @@ pub fn required(var: &str) -> bool {
     std::env::var(var).is_ok_and(|v| v == "1")
 }
 
-/// Reports a missing capability: panics when `require_var` says it is required, else prints a `SKIPPED:`
-/// line straight to stderr (libtest captures `eprintln!` of passing tests, not direct writes).
+/// Writes a line straight to stderr: libtest captures `print!`/`eprint!` of passing tests, not direct writes,
+/// so the line shows in a plain `cargo test` run.
+pub fn visible(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Reports a missing capability: panics when `require_var` says it is required, else prints a visible
+/// `SKIPPED:` line.
 pub fn skip_or_fail(require_var: &str, test: &str, what: &str) {
     if required(require_var) {
         panic!("{test}: {require_var}=1 but {what}");
     }
-    let _ = writeln!(std::io::stderr(), "SKIPPED: {what} ({test})");
+    visible(&format!("SKIPPED: {what} ({test})"));
 }
 
 /// `true` when NVRTC can be used; otherwise [`skip_or_fail`] with `MMQGEN_REQUIRE_NVRTC`.
@@ -30,6 +36,22 @@ pub fn nvrtc_or_skip(test: &str) -> bool {
         "NVRTC not found (source .ci/env.sh)",
     );
     false
+}
+
+/// `true` when cuobjdump is on PATH; otherwise [`skip_or_fail`] with `MMQGEN_REQUIRE_CUOBJDUMP`.
+pub fn cuobjdump_or_skip(test: &str) -> bool {
+    match crate::compile::find_cuobjdump() {
+        Ok(Some(_)) => true,
+        Ok(None) => {
+            skip_or_fail(
+                "MMQGEN_REQUIRE_CUOBJDUMP",
+                test,
+                "cuobjdump not found (put it on PATH, see .ci/env.sh)",
+            );
+            false
+        }
+        Err(e) => panic!("{test}: {e}"),
+    }
 }
 
 /// GPU 0, or `None` after [`skip_or_fail`] with `MMQGEN_REQUIRE_GPU`.

@@ -371,7 +371,7 @@ mod tests {
 
     #[test]
     fn registration_refuses_bad_weights_before_touching_the_gpu() {
-        let Some(gpu) = crate::device::test_support::gpu_or_skip("weights::registration") else {
+        let Some(gpu) = crate::testing::gpu_or_skip("weights::registration") else {
             return;
         };
         let raw = mmqgen_reference::data::random_blocks(3, 512, 1);

@@ -6,41 +6,25 @@
 //! `MMQGEN_REQUIRE_GPU=1`. `MMQGEN_PARITY_BIN` names another `mmqgen` binary to run the cases with (for a test
 //! binary carried to a GPU machine without the build tree).
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use mmqgen::cli::parity::{mutant_summary, render_mutant_table, run_mutants, ChildCommand};
 use mmqgen::mutants::Verdict;
 
-fn required(var: &str) -> bool {
-    std::env::var(var).is_ok_and(|v| v == "1")
-}
-
-/// Straight to the process' stderr: libtest captures `eprintln!` of passing tests, not direct writes.
-fn visible(text: &str) {
-    let _ = writeln!(std::io::stderr(), "{text}");
-}
+use mmqgen::testing::{nvrtc_or_skip, required, visible};
 
 #[test]
 fn mutants_are_caught() {
-    let gpu = match mmqgen::device::Gpu::open(0) {
-        Ok(gpu) => gpu,
-        Err(e) => {
-            assert!(
-                !required("MMQGEN_REQUIRE_GPU"),
-                "mutants_are_caught: MMQGEN_REQUIRE_GPU=1 but {e}"
-            );
-            visible(&format!("SKIPPED: no CUDA GPU (mutants_are_caught): {e}"));
-            return;
-        }
+    let Some(gpu) = mmqgen::testing::gpu_or_skip("mutants_are_caught") else {
+        return;
     };
-    if !mmqgen::compile::nvrtc_available() {
-        assert!(
-            !required("MMQGEN_REQUIRE_GPU") && !required("MMQGEN_REQUIRE_NVRTC"),
-            "mutants_are_caught: a GPU is here but NVRTC is not installed (source .ci/env.sh)"
-        );
-        visible("SKIPPED: NVRTC not found (mutants_are_caught; source .ci/env.sh)");
+    // With a GPU here, a missing NVRTC is a set-up error whenever the GPU was required.
+    assert!(
+        mmqgen::compile::nvrtc_available() || !required("MMQGEN_REQUIRE_GPU"),
+        "mutants_are_caught: a GPU is here but NVRTC is not installed (source .ci/env.sh)"
+    );
+    if !nvrtc_or_skip("mutants_are_caught") {
         return;
     }
     let catalogue = mmqgen::catalogue::all();

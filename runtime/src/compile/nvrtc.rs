@@ -270,7 +270,7 @@ pub fn compile_cubin(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::test_support::nvrtc_or_skip;
+    use crate::testing::nvrtc_or_skip;
 
     const PROBE: &str = r#"
 struct __align__(16) u4 { unsigned x, y, z, w; };

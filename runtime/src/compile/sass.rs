@@ -308,7 +308,7 @@ pub fn sass_summary(cubin: &[u8]) -> Result<Option<Vec<SassSummary>>, CompileErr
 mod tests {
     use super::*;
     use crate::compile::nvrtc::compile_cubin;
-    use crate::compile::test_support::{cuobjdump_or_skip, nvrtc_or_skip};
+    use crate::testing::{cuobjdump_or_skip, nvrtc_or_skip};
 
     /// Real `cuobjdump 13.5 --dump-sass` output of NVRTC 13.0 sm_90 cubins,
     /// cut down to interesting instructions (each kept with its encoding
