@@ -10,6 +10,10 @@
 //! full) with `reference_output`, and, when a variant already proven on the same inputs is supplied, every
 //! output bitwise with its output. Comparisons are on `to_bits()`: bit-identical, not approximately equal.
 //!
+//! The weights may instead come from a q6_K tensor of a GGUF file ([`GgufWeights`], `mmqgen parity --gguf FILE
+//! --tensor NAME`): m and K are the tensor's, the activations stay seeded (the same ones a seeded case of that
+//! shape and seed gets), and the row records the file and the tensor.
+//!
 //! A case may name a deliberate mutant ([`crate::mutants`]): the bug is planted in the variant's rendered source
 //! before it is compiled, and the row records it, so that `mmqgen parity --mutants` can show parity catching it.
 //!
@@ -18,19 +22,20 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Instant;
 
 use mmqgen_codegen::{canonical_name, NumericsMode, VariantDescription};
+use mmqgen_formats::{GgufError, GgufFile};
 use mmqgen_reference::activations::{quantize_activations, QuantizedActivations};
 use mmqgen_reference::matmul::{reference_matmul, reference_output};
-use mmqgen_reference::{digest, digest_case_inputs};
+use mmqgen_reference::{activations, derive_seed, digest, digest_case_inputs, ACTIVATION_STREAM};
 
 use crate::device::{is_sticky_kernel_fault, synchronize, DeviceError, Gpu};
 use crate::launch::{
     build_rendered, build_variant, check_shape, poison_f32, read_prefix, BuildError, LaunchError,
-    Workspace, POISON_BITS, POISON_Q,
+    ShapeError, Workspace, POISON_BITS, POISON_Q,
 };
 use crate::mutants::MutantError;
 use crate::weights::{Layout, RegisteredWeights, WeightsError};
@@ -133,6 +138,92 @@ impl ParityCase {
     }
 }
 
+/// A q6_K tensor of a GGUF file to take a case's weights from (`mmqgen parity --gguf FILE --tensor NAME`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GgufTensorRef {
+    pub path: PathBuf,
+    pub tensor: String,
+}
+
+impl fmt::Display for GgufTensorRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tensor '{}' of {}", self.tensor, self.path.display())
+    }
+}
+
+/// Why a GGUF tensor cannot give a case its weights. Each variant displays as one sentence.
+#[derive(Debug, thiserror::Error)]
+pub enum GgufWeightsError {
+    #[error("cannot read the GGUF file {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot take the parity weights from {}: {source}", path.display())]
+    Gguf {
+        path: PathBuf,
+        #[source]
+        source: GgufError,
+    },
+    #[error("{source_ref} cannot be run with {tokens} token(s): {source}")]
+    Shape {
+        source_ref: GgufTensorRef,
+        tokens: usize,
+        #[source]
+        source: ShapeError,
+    },
+}
+
+/// The blocks of a q6_K GGUF tensor, copied out of the file: `rows` rows of `k / 256` 210-byte blocks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GgufWeights {
+    pub source: GgufTensorRef,
+    pub raw: Vec<u8>,
+    pub rows: usize,
+    pub k: usize,
+}
+
+impl GgufWeights {
+    /// Reads `source.path` and copies out the q6_K tensor `source.tensor` (the rest of the file is dropped).
+    pub fn load(source: &GgufTensorRef) -> Result<GgufWeights, GgufWeightsError> {
+        let bytes = std::fs::read(&source.path).map_err(|e| GgufWeightsError::Read {
+            path: source.path.clone(),
+            source: e,
+        })?;
+        GgufWeights::from_bytes(source, &bytes)
+    }
+
+    /// [`Self::load`] on a file already read.
+    pub fn from_bytes(
+        source: &GgufTensorRef,
+        bytes: &[u8],
+    ) -> Result<GgufWeights, GgufWeightsError> {
+        let gguf = |e| GgufWeightsError::Gguf {
+            path: source.path.clone(),
+            source: e,
+        };
+        let file = GgufFile::parse(bytes).map_err(gguf)?;
+        let t = file.q6k_tensor(&source.tensor).map_err(gguf)?;
+        Ok(GgufWeights {
+            source: source.clone(),
+            raw: t.bytes().to_vec(),
+            rows: t.rows(),
+            k: t.k(),
+        })
+    }
+
+    /// The case shape (rows, `tokens`, K), refused with a sentence when no kernel can run it.
+    pub fn shape(&self, tokens: usize) -> Result<Shape, GgufWeightsError> {
+        check_shape(self.rows, tokens, self.k).map_err(|e| GgufWeightsError::Shape {
+            source_ref: self.source.clone(),
+            tokens,
+            source: e,
+        })?;
+        Ok(Shape::new(self.rows, tokens, self.k))
+    }
+}
+
 /// splitmix64: the sampling stream and the sub-seeds (kept here so that a sample is a pure function of its
 /// seed, whatever the reference crate's generator does).
 #[derive(Clone, Debug)]
@@ -172,6 +263,15 @@ impl ParityInputs {
     pub fn generate(shape: Shape, seed: u64, mode: NumericsMode) -> ParityInputs {
         let Shape { m, n, k } = shape;
         let (raw, x) = digest_case_inputs(m, n, k, seed);
+        let acts = quantize_activations(&x, n, k, mode.activation_group() as usize);
+        ParityInputs { raw, x, acts, mode }
+    }
+
+    /// Inputs with the given weights (`shape.m` rows of `shape.k / 256` q6_K blocks, e.g. a GGUF tensor's) and
+    /// the seeded activations a seeded case of `shape` and `seed` gets.
+    pub fn with_weights(raw: Vec<u8>, shape: Shape, seed: u64, mode: NumericsMode) -> ParityInputs {
+        let Shape { n, k, .. } = shape;
+        let x = activations(n, k, derive_seed(seed, ACTIVATION_STREAM), 4);
         let acts = quantize_activations(&x, n, k, mode.activation_group() as usize);
         ParityInputs { raw, x, acts, mode }
     }
@@ -449,6 +549,8 @@ pub struct ParityRow {
     pub seed: u64,
     /// The mutant planted in the variant's source (`mmqgen parity --mutants`), if any.
     pub mutant: Option<String>,
+    /// The GGUF tensor the weights came from (`None`: seeded random blocks).
+    pub gguf: Option<GgufTensorRef>,
     pub status: Status,
     /// Whether the case failed because a kernel faulted (the driver reported an error that ends the context).
     pub kernel_fault: bool,
@@ -493,6 +595,7 @@ impl ParityRow {
             shape: case.shape,
             seed: case.seed,
             mutant: case.mutant.clone(),
+            gguf: None,
             status: Status::Failed,
             kernel_fault: false,
             full: case.shape.compares_every_output(),
@@ -549,6 +652,16 @@ impl ParityRow {
             ("k", Num(self.shape.k.to_string())),
             ("seed", Num(self.seed.to_string())),
             ("mutant", opt(&self.mutant)),
+            (
+                "gguf",
+                self.gguf
+                    .as_ref()
+                    .map_or(Null, |g| Str(g.path.display().to_string())),
+            ),
+            (
+                "tensor",
+                self.gguf.as_ref().map_or(Null, |g| Str(g.tensor.clone())),
+            ),
             ("status", Str(self.status.keyword().into())),
             ("kernel_fault", Bool(self.kernel_fault)),
             ("full", Bool(self.full)),
@@ -688,6 +801,17 @@ impl ParityRow {
             shape: Shape::new(num(&map, "m")?, num(&map, "n")?, num(&map, "k")?),
             seed: num(&map, "seed")?,
             mutant: map.get("mutant").cloned(),
+            gguf: match (map.get("gguf"), map.get("tensor")) {
+                (Some(path), Some(tensor)) => Some(GgufTensorRef {
+                    path: PathBuf::from(path),
+                    tensor: tensor.clone(),
+                }),
+                (None, None) => None,
+                _ => return Err(
+                    "the result line has one of the fields 'gguf' and 'tensor' but not the other"
+                        .to_string(),
+                ),
+            },
             status: get("status")?.parse()?,
             kernel_fault: num(&map, "kernel_fault")?,
             full: num(&map, "full")?,
@@ -820,6 +944,15 @@ pub enum ParityError {
         source: DeviceError,
     },
     #[error(
+        "{source_ref} is {rows} x {k} but the case's shape is {shape}, so the weights do not fit the case"
+    )]
+    GgufShape {
+        source_ref: GgufTensorRef,
+        rows: usize,
+        k: usize,
+        shape: Shape,
+    },
+    #[error(
         "the proven output of '{variant}' has {len} values but the shape {shape} has {expected} outputs, so it \
          is not an output for these inputs"
     )]
@@ -880,14 +1013,28 @@ pub fn run_case(
     proven: Option<&ProvenOutput>,
     cubin_cache: Option<&Path>,
 ) -> CaseOutcome {
+    run_case_with(gpu, desc, case, None, proven, cubin_cache)
+}
+
+/// [`run_case`] with the weights of a GGUF tensor instead of seeded blocks when `gguf` is given (its rows and K
+/// must be the case's m and K; the activations stay seeded). The row records the tensor.
+pub fn run_case_with(
+    gpu: &Gpu,
+    desc: &VariantDescription,
+    case: &ParityCase,
+    gguf: Option<&GgufWeights>,
+    proven: Option<&ProvenOutput>,
+    cubin_cache: Option<&Path>,
+) -> CaseOutcome {
     let start = Instant::now();
     let mut row = ParityRow::new(desc, case);
+    row.gguf = gguf.map(|g| g.source.clone());
     if let Err(e) = gpu.check_variant_arch(desc) {
         row.status = Status::Skipped;
         row.error = Some(e.to_string());
         return CaseOutcome { row, output: None };
     }
-    let output = match run_case_inner(gpu, desc, case, proven, cubin_cache, &mut row) {
+    let output = match run_case_inner(gpu, desc, case, gguf, proven, cubin_cache, &mut row) {
         Ok(output) => {
             row.status = row.status_from_counts();
             Some(output)
@@ -907,6 +1054,7 @@ fn run_case_inner(
     gpu: &Gpu,
     desc: &VariantDescription,
     case: &ParityCase,
+    gguf: Option<&GgufWeights>,
     proven: Option<&ProvenOutput>,
     cubin_cache: Option<&Path>,
     row: &mut ParityRow,
@@ -914,6 +1062,16 @@ fn run_case_inner(
     let shape = case.shape;
     let Shape { m, n, k } = shape;
     check_shape(m, n, k).map_err(|e| stage(format!("checking the shape {shape}"))(e.into()))?;
+    if let Some(g) = gguf {
+        if (g.rows, g.k) != (m, k) {
+            return Err(ParityError::GgufShape {
+                source_ref: g.source.clone(),
+                rows: g.rows,
+                k: g.k,
+                shape,
+            });
+        }
+    }
     if let Some(p) = proven {
         if p.output.len() != shape.outputs() {
             return Err(ParityError::ProvenLength {
@@ -934,7 +1092,10 @@ fn run_case_inner(
         }
     };
     let stream = gpu.stream();
-    let inputs = ParityInputs::generate(shape, case.seed, desc.mode);
+    let inputs = match gguf {
+        Some(g) => ParityInputs::with_weights(g.raw.clone(), shape, case.seed, desc.mode),
+        None => ParityInputs::generate(shape, case.seed, desc.mode),
+    };
     let weights = RegisteredWeights::register_for(gpu, &inputs.raw, m, k, case.layout, desc)
         .map_err(|source| ParityError::Weights {
             layout: case.layout,
@@ -1270,12 +1431,206 @@ mod tests {
         }
     }
 
+    fn small_q6k() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/tests/fixtures/small_q6k.gguf")
+    }
+
+    fn tensor_of(path: PathBuf, tensor: &str) -> GgufTensorRef {
+        GgufTensorRef {
+            path,
+            tensor: tensor.to_string(),
+        }
+    }
+
+    #[test]
+    fn gguf_weights_give_the_shape_and_a_reference() {
+        let source = tensor_of(small_q6k(), "blk.0.ffn_down.weight");
+        let w = GgufWeights::load(&source).unwrap();
+        assert_eq!((w.rows, w.k), (4, 512));
+        assert_eq!(w.raw.len(), 4 * 2 * 210);
+        let bytes = std::fs::read(small_q6k()).unwrap();
+        let file = GgufFile::parse(&bytes).unwrap();
+        assert_eq!(
+            w.raw,
+            file.q6k_tensor("blk.0.ffn_down.weight").unwrap().bytes()
+        );
+        let shape = w.shape(77).unwrap();
+        assert_eq!(shape, Shape::new(4, 77, 512));
+        assert!(shape.compares_every_output());
+        assert_eq!(
+            source.to_string(),
+            format!(
+                "tensor 'blk.0.ffn_down.weight' of {}",
+                small_q6k().display()
+            )
+        );
+
+        let inputs = ParityInputs::with_weights(w.raw.clone(), shape, 1, NumericsMode::IntPer32);
+        // The activations are those of a seeded case of the same shape and seed.
+        let (_, x) = digest_case_inputs(1, 77, 512, 1);
+        assert_eq!(
+            inputs.x.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            x.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+        let full = inputs.reference(shape);
+        assert_eq!(full.len(), 4 * 77);
+        assert!(full.iter().all(|v| v.is_finite()));
+        assert!(full.iter().any(|v| *v != 0.0));
+        for t in [0, 1, 76] {
+            for j in 0..4 {
+                assert_eq!(
+                    inputs.reference_at(shape, t, j).to_bits(),
+                    full[t * 4 + j].to_bits()
+                );
+            }
+        }
+        // The reference is the tensor's dequantized rows times the activations, up to activation quantization.
+        let dense = mmqgen_formats::dequantize_rows(&w.raw).unwrap();
+        for t in 0..77 {
+            for j in 0..4 {
+                let (mut exact, mut scale) = (0f64, 0f64);
+                for c in 0..512 {
+                    let p = f64::from(dense[j * 512 + c]) * f64::from(inputs.x[t * 512 + c]);
+                    exact += p;
+                    scale += p.abs();
+                }
+                let got = f64::from(full[t * 4 + j]);
+                assert!(
+                    (got - exact).abs() <= 0.02 * scale + 1e-6,
+                    "token {t} row {j}: reference {got}, dequantized dot {exact}"
+                );
+            }
+        }
+        // A seeded case of the same shape has other weights, hence another reference.
+        let seeded = ParityInputs::generate(shape, 1, NumericsMode::IntPer32);
+        assert_ne!(seeded.raw, inputs.raw);
+    }
+
+    #[test]
+    fn gguf_weights_are_refused_with_one_sentence() {
+        let path = small_q6k();
+        let shown = path.display().to_string();
+        let err = |tensor: &str| {
+            GgufWeights::load(&tensor_of(path.clone(), tensor))
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err("blk.9.nope"),
+            format!(
+                "cannot take the parity weights from {shown}: no tensor named 'blk.9.nope' in the file (it has 3 \
+                 tensors: blk.0.ffn_down.weight, output_norm.weight, token_embd.weight)"
+            )
+        );
+        assert_eq!(
+            err("output_norm.weight"),
+            format!(
+                "cannot take the parity weights from {shown}: tensor 'output_norm.weight' has type F32 but a q6_K \
+                 tensor (type 14) is needed"
+            )
+        );
+        assert_eq!(
+            err("token_embd.weight"),
+            format!(
+                "cannot take the parity weights from {shown}: tensor 'token_embd.weight' has type F16 but a q6_K \
+                 tensor (type 14) is needed"
+            )
+        );
+        let missing = Path::new("/nonexistent/model.gguf");
+        let e = GgufWeights::load(&tensor_of(missing.into(), "w"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("cannot read the GGUF file /nonexistent/model.gguf: "),
+            "{e}"
+        );
+        let not_gguf = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+        let e = GgufWeights::load(&tensor_of(not_gguf.clone(), "w"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            format!(
+                "cannot take the parity weights from {}: wrong magic: a GGUF file starts with the bytes 'GGUF', \
+                 this one starts with '[pac'",
+                not_gguf.display()
+            )
+        );
+        // A q6_K tensor whose rows are not whole super-blocks (K = 100): the reader refuses it.
+        let mut bytes = b"GGUF".to_vec();
+        bytes.extend_from_slice(&3u32.to_le_bytes());
+        bytes.extend_from_slice(&1u64.to_le_bytes()); // tensors
+        bytes.extend_from_slice(&0u64.to_le_bytes()); // metadata keys
+        bytes.extend_from_slice(&1u64.to_le_bytes());
+        bytes.push(b'w');
+        bytes.extend_from_slice(&2u32.to_le_bytes());
+        bytes.extend_from_slice(&100u64.to_le_bytes());
+        bytes.extend_from_slice(&4u64.to_le_bytes());
+        bytes.extend_from_slice(&14u32.to_le_bytes());
+        bytes.extend_from_slice(&0u64.to_le_bytes());
+        bytes.resize(bytes.len().next_multiple_of(32) + 64, 0);
+        let e = GgufWeights::from_bytes(&tensor_of("k100.gguf".into(), "w"), &bytes)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "cannot take the parity weights from k100.gguf: tensor 'w' of type Q6_K has rows of 100 elements: rows \
+             of that type must be a multiple of 256"
+        );
+        // A shape no kernel runs.
+        let w = GgufWeights::load(&tensor_of(path.clone(), "blk.0.ffn_down.weight")).unwrap();
+        assert_eq!(
+            w.shape(0).unwrap_err().to_string(),
+            format!(
+                "tensor 'blk.0.ffn_down.weight' of {shown} cannot be run with 0 token(s): n = 0: a matmul needs at \
+                 least one token"
+            )
+        );
+        let e = ParityError::GgufShape {
+            source_ref: w.source.clone(),
+            rows: 4,
+            k: 512,
+            shape: Shape::new(8, 1, 512),
+        };
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "tensor 'blk.0.ffn_down.weight' of {shown} is 4 x 512 but the case's shape is 8,1,512, so the \
+                 weights do not fit the case"
+            )
+        );
+    }
+
+    #[test]
+    fn gguf_rows_round_trip() {
+        let desc = VariantDescription::DEFAULTS;
+        let case = ParityCase::new(Shape::new(4, 77, 512), Layout::Raw, 1);
+        let mut row = ParityRow::new(&desc, &case);
+        row.gguf = Some(tensor_of("models/a b.gguf".into(), "blk.0.ffn_down.weight"));
+        row.status = Status::Pass;
+        assert_eq!(ParityRow::decode(&row.encode()), Ok(row.clone()));
+        let json = row.to_json();
+        assert!(
+            json.contains("\"gguf\": \"models/a b.gguf\", \"tensor\": \"blk.0.ffn_down.weight\""),
+            "{json}"
+        );
+        row.gguf = None;
+        let json = row.to_json();
+        assert!(json.contains("\"gguf\": null, \"tensor\": null"), "{json}");
+        assert_eq!(ParityRow::decode(&row.encode()), Ok(row.clone()));
+        let mut line = row.encode();
+        line.push_str("\ttensor=x");
+        assert_eq!(
+            ParityRow::decode(&line).unwrap_err(),
+            "the result line has one of the fields 'gguf' and 'tensor' but not the other"
+        );
+    }
+
     /// The GPU end of parity: every default-catalogue-like variant on a small shape, both layouts. Skips
     /// visibly without a GPU (fails with `MMQGEN_REQUIRE_GPU=1`).
     #[test]
     fn gpu_parity_small_shape() {
-        let Some(gpu) = crate::device::test_support::gpu_or_skip("parity::gpu_parity_small_shape")
-        else {
+        let Some(gpu) = crate::testing::gpu_or_skip("parity::gpu_parity_small_shape") else {
             return;
         };
         if !crate::compile::nvrtc_available() {

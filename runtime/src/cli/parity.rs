@@ -9,6 +9,12 @@
 //! shapes the first variant of a numerics mode that passes saves its output, and every later variant of that
 //! mode (same inputs, so the same bits) is compared with it output by output.
 //!
+//! `mmqgen parity --gguf FILE --tensor NAME [--tokens N]` takes the weights from that q6_K tensor instead (m and
+//! K are the tensor's, n is `--tokens`, default [`DEFAULT_GGUF_TOKENS`]; the activations stay seeded). The parent
+//! reads the tensor first, so a missing file, a file that is not GGUF, a missing or non-q6_K tensor or a shape
+//! no kernel runs fails the run with its sentence before any child starts; each child gets the same
+//! `--gguf/--tensor/--tokens` and reads the file itself.
+//!
 //! `mmqgen parity --mutants` runs the shipped deliberate mutants ([`crate::mutants`]) instead: each is planted
 //! in its base variant's rendered source by a child started with the hidden `--mutant NAME`, run on its own
 //! case, and reported as caught (wrong or unwritten outputs, or a kernel fault) or MISSED; the run fails when
@@ -26,7 +32,8 @@ use mmqgen_codegen::{canonical_name, VariantDescription};
 use crate::device::Gpu;
 use crate::mutants::{Mutant, Verdict};
 use crate::parity::{
-    run_case, ParityCase, ParityRow, ProvenOutput, Shape, Status, DEFAULT_SHAPES, ROW_LINE_PREFIX,
+    run_case_with, GgufTensorRef, GgufWeights, GgufWeightsError, ParityCase, ParityRow,
+    ProvenOutput, Shape, Status, DEFAULT_SHAPES, ROW_LINE_PREFIX,
 };
 use crate::weights::Layout;
 
@@ -52,7 +59,19 @@ fn parse_shape(s: &str) -> Result<Shape, String> {
     s.parse()
 }
 
+/// Tokens (n) of a `--gguf` run when `--tokens` is not given.
+pub const DEFAULT_GGUF_TOKENS: usize = 77;
+
+fn parse_tokens(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("n = 0: a matmul needs at least one token".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("'{s}' is not a whole number of tokens")),
+    }
+}
+
 /// `mmqgen parity [--variant NAME]... [--shape m,n,k]... [--layout raw|padded|both] [--seed N] [--json FILE]`,
+/// `mmqgen parity [--variant NAME]... --gguf FILE --tensor NAME [--tokens N] [--layout ...] [--seed N] ...`,
 /// or `mmqgen parity --mutants [--seed N] [--json FILE]`
 #[derive(Args, Clone, Debug)]
 pub struct ParityArgs {
@@ -66,6 +85,24 @@ pub struct ParityArgs {
     /// and 4097,513,4096, the last one sampled).
     #[arg(long = "shape", value_name = "M,N,K", value_parser = parse_shape)]
     pub shapes: Vec<Shape>,
+
+    /// Take the weights from a q6_K tensor of this GGUF file (with --tensor) instead of seeded random blocks:
+    /// m and K are the tensor's, n is --tokens; the activations stay seeded. Not with --shape.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "tensor",
+        conflicts_with = "shapes"
+    )]
+    pub gguf: Option<PathBuf>,
+
+    /// The q6_K tensor of --gguf to check on, by name (`mmqgen gguf ls FILE` lists them).
+    #[arg(long, value_name = "NAME", requires = "gguf")]
+    pub tensor: Option<String>,
+
+    /// Tokens (n) of a --gguf run (default 77).
+    #[arg(long, value_name = "N", requires = "gguf", value_parser = parse_tokens)]
+    pub tokens: Option<usize>,
 
     /// Weight layouts to check.
     #[arg(long, value_enum, default_value_t = LayoutChoice::Both)]
@@ -89,7 +126,7 @@ pub struct ParityArgs {
 
     /// Run every deliberate mutant (a bug planted in a variant's generated source, each on its own shape and
     /// layout) and report whether parity catches it; fails when any mutant is missed.
-    #[arg(long, conflicts_with_all = ["variant", "shapes", "layout", "child"])]
+    #[arg(long, conflicts_with_all = ["variant", "shapes", "layout", "child", "gguf"])]
     pub mutants: bool,
 
     /// Internal: run one case in this process (VARIANT by declared or canonical name) and print its row.
@@ -130,6 +167,8 @@ pub enum ParityCliError {
         "could not find this program's own executable to run each case in a fresh process: {0}"
     )]
     CurrentExe(#[source] std::io::Error),
+    #[error(transparent)]
+    Weights(#[from] GgufWeightsError),
     #[error("{what} {}: {source}", path.display())]
     Io {
         what: &'static str,
@@ -145,6 +184,24 @@ pub struct ChildCommand {
     pub program: PathBuf,
     /// Everything before the child's own arguments: global options and the subcommand (`["parity"]`).
     pub prefix: Vec<OsString>,
+}
+
+impl ParityArgs {
+    /// The GGUF tensor of `--gguf FILE --tensor NAME`, if given.
+    pub fn gguf_tensor(&self) -> Option<GgufTensorRef> {
+        match (&self.gguf, &self.tensor) {
+            (Some(path), Some(tensor)) => Some(GgufTensorRef {
+                path: path.clone(),
+                tensor: tensor.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// n of a `--gguf` run.
+    pub fn gguf_tokens(&self) -> usize {
+        self.tokens.unwrap_or(DEFAULT_GGUF_TOKENS)
+    }
 }
 
 impl ChildCommand {
@@ -281,7 +338,20 @@ fn run_parent(
     child: &ChildCommand,
 ) -> Result<ExitCode, ParityCliError> {
     let variants = select_variants(catalogue, &args.variant)?;
-    let shapes: Vec<Shape> = if args.shapes.is_empty() {
+    let mut stderr = std::io::stderr();
+    let gguf = args.gguf_tensor();
+    let shapes: Vec<Shape> = if let Some(source) = &gguf {
+        // Read here first, so that a bad file or tensor fails the run before any process starts; each child
+        // reads it again (the weights are not kept here).
+        let weights = GgufWeights::load(source)?;
+        let shape = weights.shape(args.gguf_tokens())?;
+        let _ = writeln!(
+            stderr,
+            "weights: q6_K {source} (m = {}, K = {}); activations seeded with seed {}, n = {}",
+            shape.m, shape.k, args.seed, shape.n
+        );
+        vec![shape]
+    } else if args.shapes.is_empty() {
         DEFAULT_SHAPES.to_vec()
     } else {
         args.shapes.clone()
@@ -292,7 +362,6 @@ fn run_parent(
     let mut rows = Vec::with_capacity(total);
     // (mode, shape) -> (who, file) of the first passing output on a sampled shape.
     let mut proven: Vec<((String, Shape), (String, PathBuf))> = Vec::new();
-    let mut stderr = std::io::stderr();
     for desc in &variants {
         for &shape in &shapes {
             for &layout in &layouts {
@@ -311,6 +380,7 @@ fn run_parent(
                 let spec = ChildSpec {
                     desc,
                     case,
+                    gguf: gguf.as_ref(),
                     gpu: args.gpu,
                     proven: proven_for.as_ref(),
                     save: save.as_deref(),
@@ -428,6 +498,7 @@ fn run_mutant(
             let spec = ChildSpec {
                 desc,
                 case: ParityCase::new(case.shape, case.layout, seed),
+                gguf: None,
                 gpu,
                 proven: None,
                 save: None,
@@ -464,6 +535,7 @@ fn run_mutant(
     let spec = ChildSpec {
         desc,
         case,
+        gguf: None,
         gpu,
         proven: None,
         save: None,
@@ -632,6 +704,8 @@ fn run_mutants_parent(
 struct ChildSpec<'a> {
     desc: &'a VariantDescription,
     case: ParityCase,
+    /// The GGUF tensor of the weights (the child gets `--gguf/--tensor/--tokens` instead of `--shape`).
+    gguf: Option<&'a GgufTensorRef>,
     gpu: usize,
     proven: Option<&'a (String, PathBuf)>,
     save: Option<&'a Path>,
@@ -642,18 +716,26 @@ struct ChildSpec<'a> {
 
 /// The child's arguments after the prefix.
 fn child_args(spec: &ChildSpec<'_>) -> Vec<OsString> {
-    let mut a: Vec<OsString> = vec![
-        "--child".into(),
-        spec.desc.name.as_ref().into(),
-        "--shape".into(),
-        spec.case.shape.to_string().into(),
+    let mut a: Vec<OsString> = vec!["--child".into(), spec.desc.name.as_ref().into()];
+    match spec.gguf {
+        Some(g) => a.extend([
+            "--gguf".into(),
+            g.path.as_os_str().to_owned(),
+            "--tensor".into(),
+            g.tensor.as_str().into(),
+            "--tokens".into(),
+            spec.case.shape.n.to_string().into(),
+        ]),
+        None => a.extend(["--shape".into(), spec.case.shape.to_string().into()]),
+    }
+    a.extend([
         "--layout".into(),
         spec.case.layout.keyword().into(),
         "--seed".into(),
         spec.case.seed.to_string().into(),
         "--gpu".into(),
         spec.gpu.to_string().into(),
-    ];
+    ]);
     if let Some(dir) = spec.cubin_cache {
         a.extend(["--cubin-cache".into(), dir.as_os_str().to_owned()]);
     }
@@ -676,6 +758,7 @@ fn child_args(spec: &ChildSpec<'_>) -> Vec<OsString> {
 
 fn failed_row(spec: &ChildSpec<'_>, error: String, wall_ms: f64) -> ParityRow {
     let mut row = ParityRow::new(spec.desc, &spec.case);
+    row.gguf = spec.gguf.cloned();
     row.status = Status::Failed;
     row.error = Some(error);
     row.wall_ms = wall_ms;
@@ -874,11 +957,16 @@ fn run_child(
 ) -> Result<ExitCode, ParityCliError> {
     let name = args.child.as_deref().unwrap_or_default();
     let desc = find_variant(catalogue, name)?;
-    let shape = match args.shapes.as_slice() {
-        [one] => *one,
-        _ => {
+    let gguf = match args.gguf_tensor() {
+        Some(source) => Some(GgufWeights::load(&source)?),
+        None => None,
+    };
+    let shape = match (&gguf, args.shapes.as_slice()) {
+        (Some(weights), _) => weights.shape(args.gguf_tokens())?,
+        (None, [one]) => *one,
+        (None, _) => {
             return Err(ParityCliError::Usage(
-                "--child needs exactly one --shape m,n,k".to_string(),
+                "--child needs exactly one --shape m,n,k, or --gguf FILE --tensor NAME".to_string(),
             ))
         }
     };
@@ -908,15 +996,17 @@ fn run_child(
         None => None,
     };
     let outcome = match Gpu::open(args.gpu) {
-        Ok(gpu) => run_case(
+        Ok(gpu) => run_case_with(
             &gpu,
             desc,
             &case,
+            gguf.as_ref(),
             proven.as_ref(),
             args.cubin_cache.as_deref(),
         ),
         Err(e) => {
             let mut row = ParityRow::new(desc, &case);
+            row.gguf = gguf.as_ref().map(|g| g.source.clone());
             row.error = Some(e.to_string());
             crate::parity::CaseOutcome { row, output: None }
         }
@@ -1206,6 +1296,7 @@ mod tests {
                 seed: 5,
                 mutant: None,
             },
+            gguf: None,
             gpu: 0,
             proven: Some(&proven),
             save: None,
@@ -1232,6 +1323,7 @@ mod tests {
         let spec = ChildSpec {
             desc: &cat[0],
             case: m.case(2),
+            gguf: None,
             gpu: 1,
             proven: None,
             save: None,
@@ -1315,6 +1407,7 @@ mod tests {
                 seed: 1,
                 mutant: None,
             },
+            gguf: None,
             gpu: 0,
             proven: None,
             save: None,
@@ -1392,6 +1485,7 @@ mod tests {
                     seed: 1,
                     mutant: None,
                 },
+                gguf: None,
                 gpu: 0,
                 proven: None,
                 save: None,
@@ -1596,6 +1690,209 @@ mod tests {
         );
         let table = render_mutant_table(&outcomes);
         assert!(table.contains("FAILED"), "{table}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn small_q6k() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/tests/fixtures/small_q6k.gguf")
+    }
+
+    #[test]
+    fn gguf_arguments_parse() {
+        let a = parse(&["--gguf", "m.gguf", "--tensor", "blk.0.ffn_down.weight"]).unwrap();
+        assert_eq!(
+            a.gguf_tensor(),
+            Some(GgufTensorRef {
+                path: "m.gguf".into(),
+                tensor: "blk.0.ffn_down.weight".into()
+            })
+        );
+        assert_eq!(a.gguf_tokens(), DEFAULT_GGUF_TOKENS);
+        assert_eq!(DEFAULT_GGUF_TOKENS, 77);
+        let a = parse(&[
+            "--gguf",
+            "m.gguf",
+            "--tensor",
+            "w",
+            "--tokens",
+            "5",
+            "--variant",
+            "a",
+            "--layout",
+            "raw",
+        ])
+        .unwrap();
+        assert_eq!((a.gguf_tokens(), a.variant.len()), (5, 1));
+        assert!(parse(&["--variant", "a"]).unwrap().gguf_tensor().is_none());
+
+        let e = parse(&["--gguf", "m.gguf"]).unwrap_err();
+        assert!(
+            e.contains("the following required arguments were not provided")
+                && e.contains("--tensor <NAME>"),
+            "{e}"
+        );
+        let e = parse(&["--tensor", "w"]).unwrap_err();
+        assert!(e.contains("--gguf <FILE>"), "{e}");
+        let e = parse(&["--tokens", "5"]).unwrap_err();
+        assert!(e.contains("--gguf <FILE>"), "{e}");
+        let e = parse(&["--gguf", "m.gguf", "--tensor", "w", "--shape", "64,1,256"]).unwrap_err();
+        assert!(
+            e.contains("the argument '--gguf <FILE>' cannot be used with '--shape <M,N,K>'"),
+            "{e}"
+        );
+        let e = parse(&["--gguf", "m.gguf", "--tensor", "w", "--tokens", "0"]).unwrap_err();
+        assert!(
+            e.contains("n = 0: a matmul needs at least one token"),
+            "{e}"
+        );
+        let e = parse(&["--gguf", "m.gguf", "--tensor", "w", "--tokens", "x"]).unwrap_err();
+        assert!(e.contains("'x' is not a whole number of tokens"), "{e}");
+        let e = parse(&["--mutants", "--gguf", "m.gguf", "--tensor", "w"]).unwrap_err();
+        assert!(e.contains("cannot be used with"), "{e}");
+    }
+
+    #[test]
+    fn gguf_child_arguments_parse_back() {
+        let cat = catalogue();
+        let source = GgufTensorRef {
+            path: small_q6k(),
+            tensor: "blk.0.ffn_down.weight".into(),
+        };
+        let spec = ChildSpec {
+            desc: &cat[0],
+            case: ParityCase::new(Shape::new(4, 9, 512), Layout::Raw, 3),
+            gguf: Some(&source),
+            gpu: 0,
+            proven: None,
+            save: None,
+            cubin_cache: None,
+            timeout: Duration::from_secs(1),
+        };
+        let strings: Vec<String> = child_args(&spec)
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        assert!(!strings.iter().any(|s| s == "--shape"), "{strings:?}");
+        let refs: Vec<&str> = strings.iter().map(String::as_str).collect();
+        let a = parse(&refs).unwrap();
+        assert_eq!(a.child.as_deref(), Some("a"));
+        assert_eq!(a.gguf_tensor(), Some(source.clone()));
+        assert_eq!(a.tokens, Some(9));
+        assert!(a.shapes.is_empty());
+        assert_eq!((a.layout, a.seed), (LayoutChoice::Raw, 3));
+        // A row the parent makes for a child that printed none still names the tensor.
+        let row = failed_row(&spec, "x".into(), 0.0);
+        assert_eq!(row.gguf, Some(source));
+    }
+
+    #[test]
+    fn bad_gguf_weights_fail_the_run_before_any_child_starts() {
+        let cat = catalogue();
+        // Starting this child would give a failed row and Ok(FAILURE); an Err proves none was started.
+        let nowhere = ChildCommand {
+            program: "/nonexistent/mmqgen".into(),
+            prefix: vec![],
+        };
+        let fixture = small_q6k();
+        let fixture = fixture.to_str().unwrap();
+        let run = |gguf: &str, tensor: &str, tokens: &str| {
+            let args = parse(&["--gguf", gguf, "--tensor", tensor, "--tokens", tokens]).unwrap();
+            run_with(&args, &cat, &nowhere).unwrap_err().to_string()
+        };
+        assert_eq!(
+            run(fixture, "nope", "77"),
+            format!(
+                "cannot take the parity weights from {fixture}: no tensor named 'nope' in the file (it has 3 \
+                 tensors: blk.0.ffn_down.weight, output_norm.weight, token_embd.weight)"
+            )
+        );
+        assert_eq!(
+            run(fixture, "output_norm.weight", "77"),
+            format!(
+                "cannot take the parity weights from {fixture}: tensor 'output_norm.weight' has type F32 but a q6_K \
+                 tensor (type 14) is needed"
+            )
+        );
+        assert!(run("/nonexistent/model.gguf", "w", "77")
+            .starts_with("cannot read the GGUF file /nonexistent/model.gguf: "));
+        let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        assert!(run(manifest, "w", "77").ends_with(
+            ": wrong magic: a GGUF file starts with the bytes 'GGUF', this one starts with '[pac'"
+        ));
+        // n * K past 32-bit indexing: refused by the shape check, with its sentence.
+        let e = run(fixture, "blk.0.ffn_down.weight", "600000000");
+        assert!(
+            e.starts_with(&format!(
+                "tensor 'blk.0.ffn_down.weight' of {fixture} cannot be run with 600000000 token(s): "
+            )),
+            "{e}"
+        );
+    }
+
+    /// The parent hands each child the same --gguf/--tensor/--tokens (and no --shape), and the rows carry the
+    /// tensor.
+    #[cfg(unix)]
+    #[test]
+    fn gguf_children_get_the_file_and_the_tensor() {
+        let cat = catalogue();
+        let dir =
+            std::env::temp_dir().join(format!("mmqgen-gguf-parity-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("args.log");
+        let json = dir.join("rows.json");
+        let child = ChildCommand {
+            program: "sh".into(),
+            prefix: vec![
+                "-c".into(),
+                format!("echo \"$*\" >> '{}'", log.display()).into(),
+                "sh".into(),
+            ],
+        };
+        let fixture = small_q6k();
+        let fixture = fixture.to_str().unwrap();
+        let args = parse(&[
+            "--gguf",
+            fixture,
+            "--tensor",
+            "blk.0.ffn_down.weight",
+            "--tokens",
+            "9",
+            "--variant",
+            "b",
+            "--json",
+            json.to_str().unwrap(),
+        ])
+        .unwrap();
+        // The stand-in prints no row: both cases (raw, padded) fail, so the run fails.
+        assert_eq!(run_with(&args, &cat, &child).unwrap(), ExitCode::FAILURE);
+        let runs = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> = runs.lines().collect();
+        assert_eq!(lines.len(), 2, "{runs}");
+        for (line, layout) in lines.iter().zip(["raw", "padded"]) {
+            assert!(
+                line.starts_with(&format!(
+                    "--child b --gguf {fixture} --tensor blk.0.ffn_down.weight --tokens 9 --layout {layout} \
+                     --seed 1 --gpu 0"
+                )),
+                "{line}"
+            );
+            assert!(!line.contains("--shape"), "{line}");
+        }
+        let text = std::fs::read_to_string(&json).unwrap();
+        assert_eq!(
+            text.matches("\"m\": 4, \"n\": 9, \"k\": 512").count(),
+            2,
+            "{text}"
+        );
+        assert_eq!(
+            text.matches(&format!(
+                "\"gguf\": {}, \"tensor\": \"blk.0.ffn_down.weight\"",
+                crate::parity::json_string(fixture)
+            ))
+            .count(),
+            2,
+            "{text}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
