@@ -597,6 +597,30 @@ fn mutant_progress_line(o: &MutantOutcome) -> String {
     s
 }
 
+/// Left-aligned columns two spaces apart, with a dashed rule under the header (the parity and mutant tables).
+fn text_table<const N: usize>(header: [&str; N], cells: &[[String; N]]) -> String {
+    let mut widths = header.map(str::len);
+    for c in cells {
+        for (w, cell) in widths.iter_mut().zip(c) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |c: &[String]| -> String {
+        let parts: Vec<String> = c
+            .iter()
+            .zip(widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        format!("{}\n", parts.join("  ").trim_end())
+    };
+    let mut out = line(&header.map(String::from));
+    out.push_str(&line(&widths.map(|w| "-".repeat(w))));
+    for c in cells {
+        out.push_str(&line(c));
+    }
+    out
+}
+
 /// The `--mutants` report: mutant, base variant, case, sites, what, result; then every fault's, skip's and
 /// failure's sentence.
 pub fn render_mutant_table(outcomes: &[MutantOutcome]) -> String {
@@ -614,25 +638,7 @@ pub fn render_mutant_table(outcomes: &[MutantOutcome]) -> String {
             ]
         })
         .collect();
-    let mut widths = header.map(str::len);
-    for c in &cells {
-        for (w, cell) in widths.iter_mut().zip(c) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |c: &[String]| -> String {
-        let parts: Vec<String> = c
-            .iter()
-            .zip(widths)
-            .map(|(cell, w)| format!("{cell:<w$}"))
-            .collect();
-        format!("{}\n", parts.join("  ").trim_end())
-    };
-    let mut out = line(&header.map(String::from));
-    out.push_str(&line(&widths.map(|w| "-".repeat(w))));
-    for c in &cells {
-        out.push_str(&line(c));
-    }
+    let mut out = text_table(header, &cells);
     let notes: Vec<String> = outcomes
         .iter()
         .filter_map(|o| {
@@ -1101,25 +1107,7 @@ pub fn render_table(rows: &[ParityRow]) -> String {
             ]
         })
         .collect();
-    let mut widths = header.map(str::len);
-    for c in &cells {
-        for (w, cell) in widths.iter_mut().zip(c) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |c: &[String]| -> String {
-        let parts: Vec<String> = c
-            .iter()
-            .zip(widths)
-            .map(|(cell, w)| format!("{cell:<w$}"))
-            .collect();
-        format!("{}\n", parts.join("  ").trim_end())
-    };
-    let mut out = line(&header.map(String::from));
-    out.push_str(&line(&widths.map(|w| "-".repeat(w))));
-    for c in &cells {
-        out.push_str(&line(c));
-    }
+    let mut out = text_table(header, &cells);
     let notes: Vec<String> = rows
         .iter()
         .filter_map(|r| {
