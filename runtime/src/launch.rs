@@ -1000,10 +1000,12 @@ fn build_rendered_since(
         source: Box::new(source),
     };
     let program = format!("{}.cu", rendered.canonical);
+    // `mmqgen profile` sets MMQGEN_LINE_INFO=1 in the process it profiles, so ncu can book stalls to lines.
+    let line_info = std::env::var_os("MMQGEN_LINE_INFO").is_some_and(|v| v == "1");
     let (cubin, from_cache) = match cache_dir {
         Some(dir) => {
             let (compiled, outcome) = CubinCache::new(dir.to_path_buf())
-                .get_or_compile(&rendered.source, &program, &arch, false)
+                .get_or_compile(&rendered.source, &program, &arch, line_info)
                 .map_err(|e| match e {
                     CacheError::Compile(source) => compile_err(source),
                     other => BuildError::Cache(Box::new(other)),
@@ -1011,7 +1013,7 @@ fn build_rendered_since(
             (compiled.cubin, outcome == CacheOutcome::Hit)
         }
         None => (
-            compile_cubin(&rendered.source, &program, &arch, false)
+            compile_cubin(&rendered.source, &program, &arch, line_info)
                 .map_err(compile_err)?
                 .cubin,
             false,

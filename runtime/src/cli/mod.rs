@@ -7,7 +7,9 @@ mod check;
 mod config;
 mod formats;
 pub mod parity;
+mod profile;
 mod run;
+mod tune;
 
 use crate::codegen::{canonical_name, spec_file, VariantDescription};
 use clap::{Parser, Subcommand};
@@ -61,6 +63,12 @@ enum Command {
     Bench(Box<bench::BenchArgs>),
     /// Run variants on the GPU against the CPU reference, bit for bit, each case in a fresh process.
     Parity(Box<parity::ParityArgs>),
+    /// Profile one variant's kernel on one shape under Nsight Compute (`ncu --clock-control none`, line info
+    /// on): the throughput plane beside the stall plane, then the SASS lines the stall samples are booked to.
+    Profile(Box<profile::ProfileArgs>),
+    /// Time candidate variants over chosen token counts on this GPU (parity first, like bench) and write a
+    /// selection config of the fastest bit-exact one per token range, with provenance.
+    Tune(Box<tune::TuneArgs>),
 }
 
 /// An error the CLI reports as one sentence.
@@ -125,6 +133,8 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
     match cli.command {
         Command::Run(args) => run::run(&args, &all),
         Command::Bench(args) => bench::run(&args, &all),
+        Command::Tune(args) => tune::run(&args, &all),
+        Command::Profile(args) => profile::run(&args, &all),
         Command::List => {
             println!(
                 "{:<22} {:<14} {:<11} {:<14} canonical",
