@@ -392,17 +392,9 @@ pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser, Debug)]
-    struct Cli {
-        #[command(flatten)]
-        args: BenchArgs,
-    }
 
     fn parse(argv: &[&str]) -> Result<BenchArgs, String> {
-        Cli::try_parse_from(std::iter::once("bench").chain(argv.iter().copied()))
-            .map(|c| c.args)
+        crate::cli::parse_args::<BenchArgs>(std::iter::once("bench").chain(argv.iter().copied()))
             .map_err(|e| e.to_string())
     }
 

@@ -71,6 +71,19 @@ enum Command {
     Tune(Box<tune::TuneArgs>),
 }
 
+/// One subcommand's arguments, parsed exactly as a user would write them (`words` starts with the
+/// subcommand's name): `mmqgen run` drives parity and bench through it, and the tests check parsing with it.
+pub(crate) fn parse_args<A: clap::Args>(
+    words: impl IntoIterator<Item = impl Into<std::ffi::OsString> + Clone>,
+) -> Result<A, clap::Error> {
+    #[derive(Parser)]
+    struct Words<A: clap::Args> {
+        #[command(flatten)]
+        args: A,
+    }
+    Words::<A>::try_parse_from(words).map(|w| w.args)
+}
+
 /// An error the CLI reports as one sentence.
 pub type CliError = Box<dyn std::error::Error>;
 

@@ -1146,17 +1146,9 @@ fn write_json(path: &Path, rows: &[ParityRow]) -> Result<(), ParityCliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser, Debug)]
-    struct Cli {
-        #[command(flatten)]
-        args: ParityArgs,
-    }
 
     fn parse(args: &[&str]) -> Result<ParityArgs, String> {
-        Cli::try_parse_from(std::iter::once("parity").chain(args.iter().copied()))
-            .map(|c| c.args)
+        crate::cli::parse_args::<ParityArgs>(std::iter::once("parity").chain(args.iter().copied()))
             .map_err(|e| e.to_string())
     }
 

@@ -11,7 +11,7 @@ use super::CliError;
 use crate::cache::CacheOutcome;
 use crate::codegen::{canonical_name, Arch, NumericsMode, VariantDescription};
 use crate::select::Config;
-use clap::{Args, Parser};
+use clap::Args;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -20,20 +20,6 @@ pub struct RunArgs {
     /// The selection config (default: the embedded one).
     #[arg(long, value_name = "FILE")]
     config: Option<std::path::PathBuf>,
-}
-
-/// `mmqgen parity`'s arguments, parsed the way a user would write them.
-#[derive(Parser)]
-struct ParityCommand {
-    #[command(flatten)]
-    args: ParityArgs,
-}
-
-/// `mmqgen bench`'s arguments, parsed the same way.
-#[derive(Parser)]
-struct BenchCommand {
-    #[command(flatten)]
-    args: super::bench::BenchArgs,
 }
 
 /// The shapes the main job proves and times: prefill projections of a Llama-3-8B layer and a few decode sizes.
@@ -174,7 +160,7 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
             for (m, n, k) in DEFAULT_SHAPES {
                 words.extend(["--shape".to_string(), format!("{m},{n},{k}")]);
             }
-            let parity = ParityCommand::try_parse_from(words)?.args;
+            let parity = super::parse_args::<ParityArgs>(words)?;
             let child = ChildCommand::current_exe(vec!["parity".into()])?;
             if super::parity::run_with(&parity, all, &child)? != ExitCode::SUCCESS {
                 failures.push("parity failed for a selected variant (table above)".into());
@@ -187,7 +173,7 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
                 for (m, n, k) in DEFAULT_SHAPES {
                     words.extend(["--shape".to_string(), format!("{m},{n},{k}")]);
                 }
-                let bench = BenchCommand::try_parse_from(words)?.args;
+                let bench = super::parse_args::<super::bench::BenchArgs>(words)?;
                 if super::bench::run(&bench, all)? != ExitCode::SUCCESS {
                     failures.push("timing failed for a selected variant (report above)".into());
                 }

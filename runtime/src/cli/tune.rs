@@ -489,17 +489,9 @@ pub fn run(args: &TuneArgs, all: &[VariantDescription]) -> Result<ExitCode, CliE
 mod tests {
     use super::*;
     use crate::select::{Finding, CHECK_MAX_TOKENS};
-    use clap::Parser;
-
-    #[derive(Parser, Debug)]
-    struct Cli {
-        #[command(flatten)]
-        args: TuneArgs,
-    }
 
     fn parse(argv: &[&str]) -> Result<TuneArgs, String> {
-        Cli::try_parse_from(std::iter::once("tune").chain(argv.iter().copied()))
-            .map(|c| c.args)
+        crate::cli::parse_args::<TuneArgs>(std::iter::once("tune").chain(argv.iter().copied()))
             .map_err(|e| e.to_string())
     }
 
