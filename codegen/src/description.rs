@@ -20,6 +20,9 @@ pub enum Engine {
     /// The same fold done once at registration: the kernel streams the `h`/`l` planes (2 bytes per weight on
     /// the device) with no per-weight ALU work, like an int8 GEMM.
     MmaK32Prefolded,
+    /// The prefolded planes multiplied by Hopper's warpgroup MMA (`wgmma.mma_async m64nNk32 s8`, sm_90a):
+    /// both operands straight from shared memory, 64 rows per warpgroup.
+    WgmmaK32Prefolded,
 }
 
 /// Which float sequence of NUMERICS.md 5 the kernel follows. This, and only this, decides the bits.
@@ -50,6 +53,15 @@ pub enum ExpandWidth {
     U8,
     U32,
     Uint4,
+}
+
+/// Where each lane keeps the sums of its finished numerics segments (NUMERICS.md 4) when K is not split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Totals {
+    /// One register per output.
+    Registers,
+    /// One shared-memory slot per output, touched once per segment: frees a register per output.
+    Shared,
 }
 
 /// cp.async copy width in bytes, or plain loads through registers.
@@ -97,17 +109,23 @@ pub struct VariantDescription {
     pub cp_async_plane: CpAsync,
     /// Shared-memory stages of the main loop (1 = no overlap).
     pub stages: u32,
+    /// Integer accumulator sets per output of the prefolded engine under `int_per256`: 1 gathers H, multiplies
+    /// by 64 and adds L in the same registers (two passes over a super-block); 2 gathers H and L side by side
+    /// in one pass and forms `64*H + L` at the super-block's end. The same int32 either way. Other engines: 1.
+    pub accumulator_sets: u32,
+    pub totals: Totals,
     pub archs: ArchSet,
     /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).
     pub allow_spills: bool,
 }
 
 impl Engine {
-    pub const ALL: [Engine; 4] = [
+    pub const ALL: [Engine; 5] = [
         Engine::Dp4a,
         Engine::MmaK16,
         Engine::MmaK32Fold,
         Engine::MmaK32Prefolded,
+        Engine::WgmmaK32Prefolded,
     ];
     pub const fn keyword(self) -> &'static str {
         match self {
@@ -115,11 +133,29 @@ impl Engine {
             Engine::MmaK16 => "mma_k16",
             Engine::MmaK32Fold => "mma_k32_fold",
             Engine::MmaK32Prefolded => "mma_k32_prefolded",
+            Engine::WgmmaK32Prefolded => "wgmma_k32_prefolded",
         }
     }
     /// Engines that multiply the folded `h`/`l` planes (no per-16 partial, so no `f32_per16`).
     pub const fn is_fold(self) -> bool {
-        matches!(self, Engine::MmaK32Fold | Engine::MmaK32Prefolded)
+        matches!(
+            self,
+            Engine::MmaK32Fold | Engine::MmaK32Prefolded | Engine::WgmmaK32Prefolded
+        )
+    }
+    /// Engines that read the planes folded at registration instead of the q6_K blocks.
+    pub const fn is_prefolded(self) -> bool {
+        matches!(self, Engine::MmaK32Prefolded | Engine::WgmmaK32Prefolded)
+    }
+}
+
+impl Totals {
+    pub const ALL: [Totals; 2] = [Totals::Registers, Totals::Shared];
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            Totals::Registers => "registers",
+            Totals::Shared => "shared",
+        }
     }
 }
 
@@ -267,6 +303,8 @@ impl VariantDescription {
         cp_async_activations: CpAsync::Off,
         cp_async_plane: CpAsync::Off,
         stages: 1,
+        accumulator_sets: 1,
+        totals: Totals::Registers,
         archs: ArchSet::EMPTY.with(Arch::Sm90),
         allow_spills: false,
     };
@@ -285,7 +323,7 @@ macro_rules! display_keyword {
         }
     )*};
 }
-display_keyword!(Engine, NumericsMode, ScaleFetch, ExpandWidth, Arch);
+display_keyword!(Engine, NumericsMode, ScaleFetch, ExpandWidth, Totals, Arch);
 
 impl fmt::Display for CpAsync {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

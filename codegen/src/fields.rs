@@ -16,7 +16,7 @@ pub enum FieldValue {
 }
 
 /// The fields a description has, in canonical order.
-pub const FIELDS: [&str; 16] = [
+pub const FIELDS: [&str; 18] = [
     "name",
     "engine",
     "mode",
@@ -31,6 +31,8 @@ pub const FIELDS: [&str; 16] = [
     "cp_async_activations",
     "cp_async_plane",
     "stages",
+    "accumulator_sets",
+    "totals",
     "archs",
     "allow_spills",
 ];
@@ -172,6 +174,8 @@ pub fn set_field(
         "cp_async_activations" => desc.cp_async_activations = cp_async(field, value)?,
         "cp_async_plane" => desc.cp_async_plane = cp_async(field, value)?,
         "stages" => desc.stages = int(field, value)?,
+        "accumulator_sets" => desc.accumulator_sets = int(field, value)?,
+        "totals" => desc.totals = keyword_of(field, value, &Totals::ALL, Totals::keyword)?,
         "archs" => desc.archs = arch_set(field, value)?,
         "allow_spills" => match value {
             FieldValue::Bool(b) => desc.allow_spills = *b,

@@ -1,7 +1,7 @@
 //! The shared-memory layout of a variant: one function that both the validator (the architecture's limit)
 //! and the renderer (the offsets in the generated code) call, so the two can never disagree.
 
-use crate::description::{NumericsMode, VariantDescription};
+use crate::description::{Engine, NumericsMode, Totals, VariantDescription};
 
 /// Bytes added to every staged row so that neighbouring rows start in different banks, keeping 16-byte alignment.
 pub const ROW_PAD_BYTES: u32 = 16;
@@ -18,12 +18,14 @@ pub struct Region {
     pub row_stride: u32,
 }
 
-/// All regions of one stage, repeated `stages` times.
+/// All regions of one stage, repeated `stages` times, then the segment totals when they live in shared memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SharedLayout {
     pub regions: Vec<Region>,
     pub stage_bytes: u32,
     pub stages: u32,
+    /// One f32 per output of the block tile after the stages (`totals = shared`), else 0.
+    pub totals_bytes: u32,
     pub total_bytes: u32,
 }
 
@@ -40,7 +42,15 @@ const fn round16(x: u32) -> u32 {
 /// Computes the layout. Sizes use saturating arithmetic so that absurd descriptions give a huge total
 /// (refused by the validator) instead of overflowing.
 pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
-    let staged_row = desc.kdr.saturating_mul(32).saturating_add(ROW_PAD_BYTES);
+    // wgmma reads 8-row x 16-byte core matrices, each 128 contiguous bytes: no padding, and the "row" the
+    // regions below record is one 16-byte core-matrix row.
+    let wgmma = desc.engine == Engine::WgmmaK32Prefolded;
+    let staged_row = if wgmma {
+        desc.kdr.saturating_mul(32)
+    } else {
+        desc.kdr.saturating_mul(32).saturating_add(ROW_PAD_BYTES)
+    };
+    let row_stride = if wgmma { 16 } else { staged_row };
     let weight_planes = if desc.engine.is_fold() { 2 } else { 1 };
     let mut regions = Vec::new();
     let mut offset = 0u32;
@@ -59,7 +69,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         desc.nbj
             .saturating_mul(staged_row)
             .saturating_mul(weight_planes),
-        staged_row,
+        row_stride,
     );
     match (desc.engine, desc.mode) {
         (engine, _) if engine.is_fold() => push("smem_weight_d", desc.nbj.saturating_mul(4), 4),
@@ -81,7 +91,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     push(
         "smem_activations",
         desc.tile_n.saturating_mul(staged_row),
-        staged_row,
+        row_stride,
     );
     let scales_per_token = match desc.mode {
         NumericsMode::IntPer256 => 1,
@@ -94,10 +104,17 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         scales_per_token.saturating_mul(4),
     );
     let stage_bytes = offset;
+    let totals_bytes = match desc.totals {
+        Totals::Registers => 0,
+        Totals::Shared => desc.nbj.saturating_mul(desc.tile_n).saturating_mul(4),
+    };
     SharedLayout {
         regions,
         stage_bytes,
         stages: desc.stages,
-        total_bytes: stage_bytes.saturating_mul(desc.stages),
+        totals_bytes,
+        total_bytes: stage_bytes
+            .saturating_mul(desc.stages)
+            .saturating_add(totals_bytes),
     }
 }

@@ -17,6 +17,8 @@ pub const fn engine_tile(engine: Engine) -> (u32, u32) {
         Engine::MmaK16 | Engine::MmaK32Fold => (16, 8),
         // B fragments are loaded two at a time (ldmatrix.x4).
         Engine::MmaK32Prefolded => (16, 16),
+        // Each warp of a warpgroup holds 16 rows of the m64 tile; N comes in steps of 16.
+        Engine::WgmmaK32Prefolded => (16, 16),
     }
 }
 
@@ -74,28 +76,90 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.engine
         ),
     );
-    if desc.engine == Engine::MmaK32Prefolded {
+    if desc.engine.is_prefolded() {
         check(
             &mut errors,
             desc.scale_fetch == ScaleFetch::Plane,
             "scale_fetch",
             format!(
-                "engine mma_k32_prefolded keeps no q6_K blocks on the device, so its d comes from the plane: \
-                 scale_fetch must be plane, not {}",
-                desc.scale_fetch
+                "engine {} keeps no q6_K blocks on the device, so its d comes from the plane: scale_fetch \
+                 must be plane, not {}",
+                desc.engine, desc.scale_fetch
             ),
         );
         check(
             &mut errors,
-            desc.kdr == 8,
+            desc.kdr == 8 || desc.accumulator_sets == 2,
             "kdr",
             format!(
-                "engine mma_k32_prefolded stages a whole super-block (h pass, x64, l pass in one accumulator): kdr \
-                 must be 8; got {}",
+                "engine {} with one accumulator set stages a whole super-block (h pass, x64, l pass): kdr must \
+                 be 8, or accumulator_sets 2; got kdr = {}",
+                desc.engine,
                 desc.kdr
             ),
         );
     }
+    if desc.engine == Engine::WgmmaK32Prefolded {
+        check(
+            &mut errors,
+            desc.mode == NumericsMode::IntPer256,
+            "mode",
+            format!(
+                "engine wgmma_k32_prefolded implements mode int_per256 only (one I2F per super-block); got {}",
+                desc.mode
+            ),
+        );
+        check(
+            &mut errors,
+            desc.warps_m % 4 == 0 && desc.nbj == desc.warps_m.saturating_mul(16),
+            "warps_m",
+            format!(
+                "engine wgmma_k32_prefolded runs warpgroups of 4 warps over 64 rows (16 per warp): warps_m must \
+                 be a multiple of 4 and nbj = 16 x warps_m; got warps_m = {}, nbj = {}",
+                desc.warps_m, desc.nbj
+            ),
+        );
+        check(
+            &mut errors,
+            [CpAsync::Off, CpAsync::B16].contains(&desc.cp_async_activations)
+                && [CpAsync::Off, CpAsync::B16].contains(&desc.cp_async_plane),
+            "cp_async_plane",
+            format!(
+                "engine wgmma_k32_prefolded stages 16-byte rows of core matrices: cp_async_activations and \
+                 cp_async_plane must be 16 or off; got {} and {}",
+                desc.cp_async_activations, desc.cp_async_plane
+            ),
+        );
+        check(
+            &mut errors,
+            desc.archs == ArchSet::EMPTY.with(Arch::Sm90),
+            "archs",
+            format!(
+                "engine wgmma_k32_prefolded uses wgmma, which only sm_90 has: archs must be [sm_90]; got {}",
+                desc.archs
+            ),
+        );
+    }
+    check(
+        &mut errors,
+        matches!(desc.accumulator_sets, 1 | 2),
+        "accumulator_sets",
+        format!(
+            "accumulator_sets must be 1 (h pass, x64, l pass) or 2 (h and l side by side); got {}",
+            desc.accumulator_sets
+        ),
+    );
+    check(
+        &mut errors,
+        desc.accumulator_sets != 2
+            || (desc.engine.is_prefolded() && desc.mode == NumericsMode::IntPer256),
+        "accumulator_sets",
+        format!(
+            "accumulator_sets = 2 keeps h and l sums over a super-block, which only the prefolded engines \
+             under mode int_per256 have; this is engine {} with mode {}",
+            desc.engine, desc.mode
+        ),
+    );
 
     let (tile_rows, tile_tokens) = engine_tile(desc.engine);
     let warps = desc.warps_m.saturating_mul(desc.warps_n);
@@ -191,6 +255,16 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         format!(
             "stages = {} overlaps copies with compute, so it needs cp_async_activations or cp_async_plane on",
             desc.stages
+        ),
+    );
+    check(
+        &mut errors,
+        desc.totals == Totals::Registers || desc.ksplit == 1,
+        "totals",
+        format!(
+            "totals = shared keeps the sums of finished segments, which a split K (ksplit = {}) writes to global \
+             memory instead: use totals = registers",
+            desc.ksplit
         ),
     );
     check(

@@ -13,7 +13,7 @@
 use mmqgen_codegen::fields::{from_fields, FieldError, FieldValue, FIELDS};
 use mmqgen_codegen::validate::validate;
 use mmqgen_codegen::{
-    ArchSet, CpAsync, Engine, ExpandWidth, NumericsMode, ScaleFetch, VariantDescription,
+    ArchSet, CpAsync, Engine, ExpandWidth, NumericsMode, ScaleFetch, Totals, VariantDescription,
 };
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
@@ -267,6 +267,8 @@ fn example(field: &str) -> String {
         "cp_async_activations" => d.cp_async_activations.to_string(),
         "cp_async_plane" => d.cp_async_plane.to_string(),
         "stages" => d.stages.to_string(),
+        "accumulator_sets" => d.accumulator_sets.to_string(),
+        "totals" => d.totals.to_string(),
         "archs" => d.archs.to_string(),
         "allow_spills" => d.allow_spills.to_string(),
         _ => return "kdr: 2".to_string(),
@@ -377,6 +379,8 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
         cp_async_activations,
         cp_async_plane,
         stages,
+        accumulator_sets,
+        totals,
         archs: ArchSet(arch_bits),
         allow_spills,
     } = desc;
@@ -386,6 +390,7 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
         Engine::MmaK16 => quote!(MmaK16),
         Engine::MmaK32Fold => quote!(MmaK32Fold),
         Engine::MmaK32Prefolded => quote!(MmaK32Prefolded),
+        Engine::WgmmaK32Prefolded => quote!(WgmmaK32Prefolded),
     };
     let mode = match mode {
         NumericsMode::F32Per16 => quote!(F32Per16),
@@ -408,6 +413,10 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
         CpAsync::B8 => quote!(B8),
         CpAsync::B16 => quote!(B16),
     };
+    let totals = match totals {
+        Totals::Registers => quote!(Registers),
+        Totals::Shared => quote!(Shared),
+    };
     let cp_async_activations = cp_async(cp_async_activations);
     let cp_async_plane = cp_async(cp_async_plane);
     quote! {
@@ -426,6 +435,8 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
             cp_async_activations: #root::CpAsync::#cp_async_activations,
             cp_async_plane: #root::CpAsync::#cp_async_plane,
             stages: #stages,
+            accumulator_sets: #accumulator_sets,
+            totals: #root::Totals::#totals,
             archs: #root::ArchSet(#arch_bits),
             allow_spills: #allow_spills,
         }
@@ -465,6 +476,8 @@ mod tests {
                 cp_async_activations: ::mmqgen::codegen::CpAsync::B16,
                 cp_async_plane: ::mmqgen::codegen::CpAsync::B16,
                 stages: 2u32,
+                accumulator_sets: 1u32,
+                totals: ::mmqgen::codegen::Totals::Registers,
                 archs: ::mmqgen::codegen::ArchSet(3u8),
                 allow_spills: false,
             }

@@ -67,10 +67,24 @@ pub const PREFOLDED_PER256_WIDE_N: VariantDescription = variant! {
     warps_m: 2, warps_n: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
     archs: [sm_80, sm_90],
 };
+/// The wide tile with H and L in their own accumulators (one pass per chunk, next chunk's fragments loaded
+/// ahead) and three stages: as fast as `prefolded_per256_wide_n` within noise (docs/PERF.md log 7, 8).
+pub const PREFOLDED_SPLIT_S3: VariantDescription = variant! {
+    name: "prefolded_split_s3", engine: mma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 64, tile_n: 128,
+    warps_m: 2, warps_n: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 3,
+    accumulator_sets: 2, archs: [sm_90],
+};
+/// Hopper's warpgroup MMA on the prefolded planes: 64 rows x 192 tokens, three warpgroups of m64n64. Bit-exact
+/// and the fastest wgmma shape without spills so far, but 1.3x slower than the mma.sync engine (docs/PERF.md).
+pub const WGMMA_64X192: VariantDescription = variant! {
+    name: "wgmma_64x192", engine: wgmma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 64, tile_n: 192,
+    warps_m: 4, warps_n: 3, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
+    archs: [sm_90],
+};
 /// Prefolded with one activation scale per 32 (the accurate mode): one I2F and FFMA per output per chunk.
 pub const PREFOLDED_PER32: VariantDescription = variant! {
-    name: "prefolded_per32", engine: mma_k32_prefolded, mode: int_per32, kdr: 8, nbj: 128, tile_n: 32,
-    warps_m: 4, warps_n: 2, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
+    name: "prefolded_per32", engine: mma_k32_prefolded, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
+    warps_m: 2, warps_n: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
     archs: [sm_80, sm_90],
 };
 /// Prefolded for few tokens: 16 tokens per block, K split by four.
@@ -85,11 +99,11 @@ pub const SPLITK2_PER32: VariantDescription = variant! {
     warps_n: 2, ksplit: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
     archs: [sm_80, sm_90],
 };
-/// Split-K by four with the fold per 256.
+/// Split-K by four with the fold per 256 (sm_90 only: sm_80's ptxas spills a predicate of it).
 pub const SPLITK4_FOLD_PER256: VariantDescription = variant! {
     name: "splitk4_fold_per256", engine: mma_k32_fold, mode: int_per256, kdr: 4, nbj: 64, tile_n: 16,
-    warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: wide, expand: uint4, cp_async_activations: 16,
-    archs: [sm_80, sm_90],
+    warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: wide, expand: u32, cp_async_activations: 16,
+    archs: [sm_90],
 };
 /// Small n (decode-like): 8 tokens per block, K split by four.
 pub const SMALL_N_F32: VariantDescription = variant! {
@@ -120,6 +134,8 @@ pub fn all() -> Vec<VariantDescription> {
         PREFOLDED_PER256_WIDE_N,
         PREFOLDED_PER32,
         PREFOLDED_SMALL_N,
+        PREFOLDED_SPLIT_S3,
+        WGMMA_64X192,
         SPLITK2_PER32,
         SPLITK4_FOLD_PER256,
         SMALL_N_F32,

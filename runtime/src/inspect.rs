@@ -4,7 +4,7 @@
 
 use crate::cache::{CacheError, CacheOutcome, CubinCache};
 use crate::codegen::render::{render, RenderError, RenderedVariant};
-use crate::codegen::{Arch, Engine, VariantDescription};
+use crate::codegen::{Arch, VariantDescription};
 use crate::compile::{compile_cubin, sass_summary, CompileError, KernelResources, SassSummary};
 
 /// One entry point's report on one architecture.
@@ -85,14 +85,15 @@ pub fn inspect(
 ) -> Result<VariantReport, InspectError> {
     let rendered = render(desc)?;
     let program = format!("{}.cu", rendered.canonical);
+    let target = rendered.nvrtc_arch(arch);
     let (compiled, outcome) = match cache {
         Some(cache) => {
             let (compiled, outcome) =
-                cache.get_or_compile(&rendered.source, &program, arch.keyword(), false)?;
+                cache.get_or_compile(&rendered.source, &program, &target, false)?;
             (compiled, Some(outcome))
         }
         None => (
-            compile_cubin(&rendered.source, &program, arch.keyword(), false)?,
+            compile_cubin(&rendered.source, &program, &target, false)?,
             None,
         ),
     };
@@ -116,11 +117,7 @@ pub fn inspect(
         // Where both layouts run the same code (the prefolded engine), NVVM may merge the two entry points and
         // ptxas then reports one of them: the other has the same resources.
         let resources = find(kernel)
-            .or_else(|| {
-                (desc.engine == Engine::MmaK32Prefolded)
-                    .then(|| find(twin))
-                    .flatten()
-            })
+            .or_else(|| (desc.engine.is_prefolded()).then(|| find(twin)).flatten())
             .ok_or_else(|| InspectError::MissingKernel(kernel.clone()))?;
         let sass = sass.as_ref().and_then(|all| {
             all.iter()

@@ -21,7 +21,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
 use mmqgen_codegen::{
-    canonical_name, shared_layout, Engine, NumericsMode, ScaleFetch, VariantDescription,
+    canonical_name, shared_layout, NumericsMode, ScaleFetch, VariantDescription,
     SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 use mmqgen_reference::activations::QuantizedActivations;
@@ -739,8 +739,7 @@ impl LoadedVariant {
                 mode: self.desc.mode,
             });
         }
-        if self.desc.engine == Engine::MmaK32Prefolded && weights.plane(PlaneKind::Folded).is_none()
-        {
+        if self.desc.engine.is_prefolded() && weights.plane(PlaneKind::Folded).is_none() {
             return Err(LaunchError::MissingPlane {
                 variant: self.desc.name.to_string(),
                 plane: PlaneKind::Folded,
@@ -798,7 +797,7 @@ impl LoadedVariant {
         };
         // The prefolded engine reads the folded planes where the others read the layout's blocks.
         let weight_bytes = match weights.plane(PlaneKind::Folded) {
-            Some(folded) if self.desc.engine == Engine::MmaK32Prefolded => folded,
+            Some(folded) if self.desc.engine.is_prefolded() => folded,
             _ => weights.bytes(),
         };
         let mut b = stream.launch_builder(&kernel.func);
@@ -993,7 +992,12 @@ fn build_rendered_since(
     start: Instant,
 ) -> Result<(LoadedVariant, BuildInfo), BuildError> {
     let variant = desc.name.to_string();
-    let arch = gpu.arch().to_string();
+    // wgmma modules compile for the architecture-specific target (sm_90a), which runs on the same GPU.
+    let arch = if rendered.needs_arch_specific {
+        format!("{}a", gpu.arch())
+    } else {
+        gpu.arch().to_string()
+    };
     let compile_err = |source| BuildError::Compile {
         variant: variant.clone(),
         arch: arch.clone(),

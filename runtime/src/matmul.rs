@@ -8,7 +8,7 @@
 
 use crate::cache::{CacheError, CubinCache};
 use crate::codegen::render::{render, RenderError};
-use crate::codegen::{Arch, Engine, ScaleFetch, VariantDescription};
+use crate::codegen::{Arch, ScaleFetch, VariantDescription};
 use crate::device::{DeviceError, Gpu};
 use crate::launch::{
     check_shape, rendered_dynamic_shared, rendered_entry_points, LaunchError, LoadedVariant,
@@ -110,7 +110,7 @@ impl Mmq {
             if variant.scale_fetch == ScaleFetch::Plane {
                 weights.add_plane(raw, variant.mode)?;
             }
-            if variant.engine == Engine::MmaK32Prefolded {
+            if variant.engine.is_prefolded() {
                 weights.add_plane_kind(raw, PlaneKind::Folded)?;
             }
         }

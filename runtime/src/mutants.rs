@@ -509,7 +509,7 @@ mod tests {
                                 crate::compile::compile_cubin(
                                     &mutated.source,
                                     &program,
-                                    arch.keyword(),
+                                    &mutated.nvrtc_arch(arch),
                                     false,
                                 )
                                 .err()

@@ -10,7 +10,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use cudarc::driver::{CudaSlice, CudaStream};
-use mmqgen_codegen::{Engine, NumericsMode, ScaleFetch, VariantDescription};
+use mmqgen_codegen::{NumericsMode, ScaleFetch, VariantDescription};
 use mmqgen_reference::registration::{
     check_weights, f32_per16_plane, fold_planes, int_plane, plane_rows, raw_to_padded,
     RegistrationError, INT_PLANE_ROW_BYTES, PADDED_BLOCK_BYTES,
@@ -205,7 +205,7 @@ impl RegisteredWeights {
         if desc.scale_fetch == ScaleFetch::Plane {
             w.add_plane(raw, desc.mode)?;
         }
-        if desc.engine == Engine::MmaK32Prefolded {
+        if desc.engine.is_prefolded() {
             w.add_plane_kind(raw, PlaneKind::Folded)?;
         }
         Ok(w)

@@ -519,7 +519,7 @@ fn bad_configs_get_their_sentences() {
         ),
         (
             OWN_VARIANT.replace("name = \"mine\"", "name = \"r56\""),
-            "the config's variant 'r56' is already taken (by q6k_mma_k16_f32_per16_64x64_w2x2_kdr2_ks1_plane_uint4_cpa16_cpp16_s2); \
+            "the config's variant 'r56' is already taken (by q6k_mma_k16_f32_per16_64x64_w2x2_kdr2_ks1_plane_uint4_cpa16_cpp16_s2_totreg); \
              pick another name",
         ),
     ];

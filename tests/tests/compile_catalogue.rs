@@ -38,6 +38,13 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                     Engine::MmaK32Fold | Engine::MmaK32Prefolded => {
                         assert!(sass.imma_16832_s8 > 0, "{at}: no IMMA.16832.S8.S8")
                     }
+                    Engine::WgmmaK32Prefolded => {
+                        assert!(sass.igmma_s8 > 0, "{at}: no IGMMA.64xNx32.S8.S8");
+                        assert_eq!(
+                            sass.ldsm, 0,
+                            "{at}: wgmma reads shared memory itself, no LDSM"
+                        );
+                    }
                 }
                 if variant.cp_async_activations != CpAsync::Off
                     || variant.cp_async_plane != CpAsync::Off
@@ -52,7 +59,7 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                         "{at}: uint4 expand but no 128-bit global load"
                     );
                 }
-                if layout == "raw" && variant.engine != Engine::MmaK32Prefolded {
+                if layout == "raw" && !variant.engine.is_prefolded() {
                     // DECISIONS.md 2: raw blocks are 2-byte aligned; weight bytes are read 16 bits at a time.
                     assert!(sass.ldg.b16 > 0, "{at}: raw layout without 16-bit loads");
                 }

@@ -55,7 +55,31 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
             "stages",
             vec![("cp_async_activations", Int(16)), ("stages", Int(3))],
         ),
+        (
+            "accumulator_sets",
+            vec![
+                ("engine", word("mma_k32_prefolded")),
+                ("mode", word("int_per256")),
+                ("kdr", Int(8)),
+                ("scale_fetch", word("plane")),
+                ("accumulator_sets", Int(2)),
+            ],
+        ),
+        ("totals", vec![("totals", word("shared"))]),
     ]
+}
+
+#[test]
+fn every_field_but_name_archs_and_allow_spills_is_covered() {
+    let covered: Vec<&str> = field_changes().iter().map(|(field, _)| *field).collect();
+    for field in mmqgen::codegen::fields::FIELDS {
+        if !["name", "archs", "allow_spills"].contains(&field) {
+            assert!(
+                covered.contains(&field),
+                "field `{field}` has no change in field_changes()"
+            );
+        }
+    }
 }
 
 #[test]
@@ -101,7 +125,13 @@ fn descriptions_that_render_differently_have_different_canonical_names() {
     // A grid over the fields, legal combinations only.
     let mut by_name: HashMap<String, String> = HashMap::new();
     let mut rendered = 0;
-    for engine in ["dp4a", "mma_k16", "mma_k32_fold"] {
+    for engine in [
+        "dp4a",
+        "mma_k16",
+        "mma_k32_fold",
+        "mma_k32_prefolded",
+        "wgmma_k32_prefolded",
+    ] {
         for mode in ["f32_per16", "int_per32", "int_per256"] {
             for fetch in ["narrow", "wide", "plane"] {
                 for (kdr, cpa, stages) in [(1, 0, 1), (2, 16, 2), (8, 8, 1)] {

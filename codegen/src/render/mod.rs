@@ -20,6 +20,19 @@ pub struct RenderedVariant {
     /// True when `shared_bytes` is over 48 KiB: dynamic shared memory, the launcher raises the limit.
     pub dynamic_shared: bool,
     pub threads: u32,
+    /// Whether the module uses sm_90a-only instructions (wgmma), so it must be compiled for `sm_90a`.
+    pub needs_arch_specific: bool,
+}
+
+impl RenderedVariant {
+    /// The NVRTC `--gpu-architecture` value for `arch`: `sm_90a` where the module uses wgmma.
+    pub fn nvrtc_arch(&self, arch: Arch) -> String {
+        if self.needs_arch_specific {
+            format!("{}a", arch.keyword())
+        } else {
+            arch.keyword().to_string()
+        }
+    }
 }
 
 /// Entry points of a module.
@@ -65,6 +78,7 @@ const TEMPLATES: &[(&str, &str)] = embedded_templates![
     "engine_mma_k16.cu.tera",
     "engine_mma_k32_fold.cu.tera",
     "engine_mma_k32_prefolded.cu.tera",
+    "engine_wgmma_k32_prefolded.cu.tera",
     "chunk_scales.cu.tera",
     "superblock_end.cu.tera",
 ];
@@ -105,6 +119,8 @@ pub fn description_lines(desc: &VariantDescription) -> Vec<String> {
         format!("cp_async_activations = {}", desc.cp_async_activations),
         format!("cp_async_plane       = {}", desc.cp_async_plane),
         format!("stages               = {}", desc.stages),
+        format!("accumulator_sets     = {}", desc.accumulator_sets),
+        format!("totals               = {}", desc.totals),
     ]
 }
 
@@ -246,6 +262,18 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     ctx.insert("kernels", &kernel_list.join(", "));
     ctx.insert("engine", desc.engine.keyword());
     ctx.insert("folded", &fold);
+    ctx.insert("prefolded", &desc.engine.is_prefolded());
+    let wgmma = desc.engine == Engine::WgmmaK32Prefolded;
+    ctx.insert("wgmma", &wgmma);
+    // wgmma's accumulator operands, one per output of the lane: "+r"(superblock_sum[0]), ...
+    let outputs_per_lane = rows_per_warp * tokens_per_warp / 32;
+    ctx.insert(
+        "wgmma_registers",
+        &(0..outputs_per_lane)
+            .map(|i| format!("%{i}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
     ctx.insert("mode", desc.mode.keyword());
     ctx.insert("scale_fetch", desc.scale_fetch.keyword());
     ctx.insert("group", &group);
@@ -261,13 +289,19 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     ctx.insert("windows_per_superblock", &(8 / desc.kdr));
     ctx.insert("ksplit", &desc.ksplit);
     ctx.insert("stages", &desc.stages);
-    ctx.insert("outputs_per_lane", &(rows_per_warp * tokens_per_warp / 32));
+    // H and L kept apart over a super-block: the fold engine always, the prefolded one when asked.
+    let split_sums = desc.mode == NumericsMode::IntPer256
+        && (desc.engine == Engine::MmaK32Fold || desc.accumulator_sets == 2);
+    ctx.insert("split_sums", &split_sums);
+    ctx.insert("outputs_per_lane", &outputs_per_lane);
     ctx.insert("lane_rows", &(rows_per_warp / tile_rows));
     ctx.insert("lane_tokens", &(tokens_per_warp / tile_tokens));
     ctx.insert("fragments_m", &(rows_per_warp / tile_rows));
     ctx.insert("fragments_n", &(tokens_per_warp / tile_tokens));
     ctx.insert("stage_bytes", &layout.stage_bytes);
     ctx.insert("total_bytes", &layout.total_bytes);
+    ctx.insert("totals_bytes", &layout.totals_bytes);
+    ctx.insert("shared_totals", &(desc.totals == Totals::Shared));
     ctx.insert("dynamic_shared", &dynamic_shared);
     ctx.insert("regions", &regions);
     ctx.insert("layouts", &layouts);
@@ -283,9 +317,22 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     ctx.insert("cp_async_activations", &cpa);
     ctx.insert("cp_async_plane", &cpp);
     ctx.insert("activation_piece", &(if cpa > 0 { cpa } else { 16 }));
+    let weight_piece = if cpp > 0 { cpp } else { 16 };
     ctx.insert("activation_scale_piece", &activation_scale_piece);
     // Prefolded weight rows are copied as they are: cp.async at the plane width, else 16-byte loads.
-    ctx.insert("weight_piece", &(if cpp > 0 { cpp } else { 16 }));
+    ctx.insert("weight_piece", &weight_piece);
+    // Copy loops run a fixed number of rounds of THREADS pieces; a partial last round needs a guard.
+    let activation_piece = if cpa > 0 { cpa } else { 16 };
+    let activation_pieces = desc.tile_n * desc.kdr * 32 / activation_piece;
+    let weight_pieces = 2 * desc.nbj * desc.kdr * 32 / weight_piece;
+    ctx.insert(
+        "activation_pieces_fill_threads",
+        &activation_pieces.is_multiple_of(desc.threads()),
+    );
+    ctx.insert(
+        "weight_pieces_fill_threads",
+        &weight_pieces.is_multiple_of(desc.threads()),
+    );
     ctx.insert(
         "activation_scale_piece_floats",
         &(activation_scale_piece / 4),
@@ -309,6 +356,7 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
         shared_bytes: layout.total_bytes,
         dynamic_shared,
         threads: desc.threads(),
+        needs_arch_specific: desc.engine == Engine::WgmmaK32Prefolded,
     })
 }
 

@@ -89,6 +89,8 @@ pub struct SassSummary {
     pub imma_16816_s8: u32,
     /// `IMMA.16832.S8.S8` (`mma.sync.m16n8k32` s8·s8→s32).
     pub imma_16832_s8: u32,
+    /// `IGMMA.64x*x32.S8.S8` (`wgmma.mma_async m64nNk32` s8·s8→s32, sm_90a).
+    pub igmma_s8: u32,
     /// `IDP.4A` (`__dp4a`).
     pub idp4a: u32,
     /// Integer→float conversions: `I2F*` (sm_80) and `I2FP*` (sm_90).
@@ -123,6 +125,7 @@ impl SassSummary {
             "IDP" if mods.first() == Some(&"4A") => self.idp4a += 1,
             "IMMA" if opcode.starts_with("IMMA.16816.S8.S8") => self.imma_16816_s8 += 1,
             "IMMA" if opcode.starts_with("IMMA.16832.S8.S8") => self.imma_16832_s8 += 1,
+            "IGMMA" if opcode.ends_with("x32.S8.S8") => self.igmma_s8 += 1,
             "I2F" | "I2FP" => self.int_to_float += 1,
             "F2I" | "F2IP" => self.float_to_int += 1,
             "BAR" => self.bar += 1,
