@@ -18,7 +18,7 @@ log() { echo "=== [$SECONDS s] $*"; }
 {
   log "bench: the nine llama.cpp shapes and decode sizes, the selected variants and their neighbours"
   $B bench --prefill --json "$OUT/bench.jsonl" \
-    --variant prefolded_per256_wide_n --variant prefolded_split_s3 --variant wgmma_64x192 \
+    --variant prefolded_spread --variant prefolded_per256_wide_n --variant wgmma_64x128 \
     --variant prefolded_per256 --variant prefolded_small_n --variant prefolded_per32 --variant llamacpp \
     --variant r56 --variant fold_per256
 } > "$OUT/bench.md" 2>&1
@@ -31,7 +31,7 @@ log() { echo "=== [$SECONDS s] $*"; }
   log "mmqgen run"; $B run
 } > "$OUT/run.txt" 2>&1
 {
-  for v in dp4a_int_per32 r56 fold_per256 prefolded_per256_wide_n prefolded_split_s3 wgmma_64x192; do
+  for v in dp4a_int_per32 r56 fold_per256 prefolded_per256_wide_n prefolded_spread wgmma_64x128; do
     for tool in memcheck racecheck; do
       log "compute-sanitizer $tool: $v"
       compute-sanitizer --tool $tool --target-processes all --error-exitcode 9 \

@@ -64,6 +64,15 @@ pub enum Totals {
     Shared,
 }
 
+/// When a pipelined main loop issues the copies that refill a stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Refill {
+    /// All at once, right after the window's barrier.
+    Burst,
+    /// One slice per chunk, between the chunks' mmas (engine `mma_k32_prefolded`).
+    Spread,
+}
+
 /// cp.async copy width in bytes, or plain loads through registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CpAsync {
@@ -114,6 +123,7 @@ pub struct VariantDescription {
     /// in one pass and forms `64*H + L` at the super-block's end. The same int32 either way. Other engines: 1.
     pub accumulator_sets: u32,
     pub totals: Totals,
+    pub refill: Refill,
     pub archs: ArchSet,
     /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).
     pub allow_spills: bool,
@@ -155,6 +165,16 @@ impl Totals {
         match self {
             Totals::Registers => "registers",
             Totals::Shared => "shared",
+        }
+    }
+}
+
+impl Refill {
+    pub const ALL: [Refill; 2] = [Refill::Burst, Refill::Spread];
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            Refill::Burst => "burst",
+            Refill::Spread => "spread",
         }
     }
 }
@@ -305,6 +325,7 @@ impl VariantDescription {
         stages: 1,
         accumulator_sets: 1,
         totals: Totals::Registers,
+        refill: Refill::Burst,
         archs: ArchSet::EMPTY.with(Arch::Sm90),
         allow_spills: false,
     };
@@ -323,7 +344,15 @@ macro_rules! display_keyword {
         }
     )*};
 }
-display_keyword!(Engine, NumericsMode, ScaleFetch, ExpandWidth, Totals, Arch);
+display_keyword!(
+    Engine,
+    NumericsMode,
+    ScaleFetch,
+    ExpandWidth,
+    Totals,
+    Refill,
+    Arch
+);
 
 impl fmt::Display for CpAsync {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

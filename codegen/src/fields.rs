@@ -16,7 +16,7 @@ pub enum FieldValue {
 }
 
 /// The fields a description has, in canonical order.
-pub const FIELDS: [&str; 18] = [
+pub const FIELDS: [&str; 19] = [
     "name",
     "engine",
     "mode",
@@ -33,6 +33,7 @@ pub const FIELDS: [&str; 18] = [
     "stages",
     "accumulator_sets",
     "totals",
+    "refill",
     "archs",
     "allow_spills",
 ];
@@ -176,6 +177,7 @@ pub fn set_field(
         "stages" => desc.stages = int(field, value)?,
         "accumulator_sets" => desc.accumulator_sets = int(field, value)?,
         "totals" => desc.totals = keyword_of(field, value, &Totals::ALL, Totals::keyword)?,
+        "refill" => desc.refill = keyword_of(field, value, &Refill::ALL, Refill::keyword)?,
         "archs" => desc.archs = arch_set(field, value)?,
         "allow_spills" => match value {
             FieldValue::Bool(b) => desc.allow_spills = *b,

@@ -2,17 +2,18 @@
 //! order, CUTLASS-style, so that the name alone tells a reviewer the whole configuration. The declared name
 //! and the architecture list are left out: neither changes the source.
 
-use crate::description::{Totals, VariantDescription};
+use crate::description::{Engine, Totals, VariantDescription};
 
 /// `q6k_<engine>_<mode>_<nbj>x<tile_n>_w<warps_m>x<warps_n>_kdr<k>_ks<ksplit>_<fetch>_<expand>_cpa<a>_cpp<p>_s<stages>`,
-/// then `_acc<sets>` for the prefolded engines, the only ones with a choice of accumulator sets (the validator
-/// holds every other engine at 1, so leaving it out of their names loses nothing), then `_totreg` or `_totsmem`
-/// where K is not split.
+/// then `_acc<sets>` for the prefolded engines, the only ones with a choice of accumulator sets, and for
+/// `mma_k32_prefolded`, the only engine with a choice of refill, `_burst` or `_spread` (the validator holds every
+/// other engine at the default, so leaving these out of their names loses nothing), then `_totreg` or
+/// `_totsmem` where K is not split.
 pub fn canonical_name(desc: &VariantDescription) -> String {
-    let accumulators = if desc.engine.is_prefolded() {
-        format!("_acc{}", desc.accumulator_sets)
-    } else {
-        String::new()
+    let accumulators = match desc.engine {
+        Engine::MmaK32Prefolded => format!("_acc{}_{}", desc.accumulator_sets, desc.refill),
+        Engine::WgmmaK32Prefolded => format!("_acc{}", desc.accumulator_sets),
+        _ => String::new(),
     };
     // Only an unsplit K keeps totals, so only there is their place a choice.
     let totals = if desc.ksplit == 1 {

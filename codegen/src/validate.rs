@@ -259,6 +259,16 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     );
     check(
         &mut errors,
+        desc.refill == Refill::Burst || (desc.engine == Engine::MmaK32Prefolded && desc.stages > 1),
+        "refill",
+        format!(
+            "refill = spread issues each refill a slice at a time between the mmas of the running window, which \
+             needs engine mma_k32_prefolded and stages > 1; this is engine {} with stages = {}",
+            desc.engine, desc.stages
+        ),
+    );
+    check(
+        &mut errors,
         desc.totals == Totals::Registers || desc.ksplit == 1,
         "totals",
         format!(

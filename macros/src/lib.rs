@@ -13,7 +13,8 @@
 use mmqgen_codegen::fields::{from_fields, FieldError, FieldValue, FIELDS};
 use mmqgen_codegen::validate::validate;
 use mmqgen_codegen::{
-    ArchSet, CpAsync, Engine, ExpandWidth, NumericsMode, ScaleFetch, Totals, VariantDescription,
+    ArchSet, CpAsync, Engine, ExpandWidth, NumericsMode, Refill, ScaleFetch, Totals,
+    VariantDescription,
 };
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
@@ -269,6 +270,7 @@ fn example(field: &str) -> String {
         "stages" => d.stages.to_string(),
         "accumulator_sets" => d.accumulator_sets.to_string(),
         "totals" => d.totals.to_string(),
+        "refill" => d.refill.to_string(),
         "archs" => d.archs.to_string(),
         "allow_spills" => d.allow_spills.to_string(),
         _ => return "kdr: 2".to_string(),
@@ -381,6 +383,7 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
         stages,
         accumulator_sets,
         totals,
+        refill,
         archs: ArchSet(arch_bits),
         allow_spills,
     } = desc;
@@ -417,6 +420,10 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
         Totals::Registers => quote!(Registers),
         Totals::Shared => quote!(Shared),
     };
+    let refill = match refill {
+        Refill::Burst => quote!(Burst),
+        Refill::Spread => quote!(Spread),
+    };
     let cp_async_activations = cp_async(cp_async_activations);
     let cp_async_plane = cp_async(cp_async_plane);
     quote! {
@@ -437,6 +444,7 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
             stages: #stages,
             accumulator_sets: #accumulator_sets,
             totals: #root::Totals::#totals,
+            refill: #root::Refill::#refill,
             archs: #root::ArchSet(#arch_bits),
             allow_spills: #allow_spills,
         }
@@ -478,6 +486,7 @@ mod tests {
                 stages: 2u32,
                 accumulator_sets: 1u32,
                 totals: ::mmqgen::codegen::Totals::Registers,
+                refill: ::mmqgen::codegen::Refill::Burst,
                 archs: ::mmqgen::codegen::ArchSet(3u8),
                 allow_spills: false,
             }

@@ -67,19 +67,21 @@ pub const PREFOLDED_PER256_WIDE_N: VariantDescription = variant! {
     warps_m: 2, warps_n: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
     archs: [sm_80, sm_90],
 };
-/// The wide tile with H and L in their own accumulators (one pass per chunk, next chunk's fragments loaded
-/// ahead) and three stages: as fast as `prefolded_per256_wide_n` within noise (docs/PERF.md log 7, 8).
-pub const PREFOLDED_SPLIT_S3: VariantDescription = variant! {
-    name: "prefolded_split_s3", engine: mma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 64, tile_n: 128,
+/// The wide tile with H and L in their own accumulators (one pass per chunk, the next chunk's fragments loaded
+/// ahead), three stages, and each refill issued a slice per chunk between the mmas: the fastest variant on the
+/// large shapes (docs/PERF.md log 12). Three stages of 69 KB fit sm_90 only.
+pub const PREFOLDED_SPREAD: VariantDescription = variant! {
+    name: "prefolded_spread", engine: mma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 64, tile_n: 128,
     warps_m: 2, warps_n: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 3,
-    accumulator_sets: 2, archs: [sm_90],
+    accumulator_sets: 2, refill: spread, archs: [sm_90],
 };
-/// Hopper's warpgroup MMA on the prefolded planes: 64 rows x 192 tokens, three warpgroups of m64n64. Bit-exact
-/// and the fastest wgmma shape without spills so far, but 1.3x slower than the mma.sync engine (docs/PERF.md).
-pub const WGMMA_64X192: VariantDescription = variant! {
-    name: "wgmma_64x192", engine: wgmma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 64, tile_n: 192,
-    warps_m: 4, warps_n: 3, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
-    archs: [sm_90],
+/// Hopper's warpgroup MMA on the prefolded planes: 64 rows x 128 tokens, two warpgroups of m64n64, H and L in
+/// their own accumulators, three stages. Bit-exact, but 1.6-1.8x slower than the mma.sync engine so far
+/// (docs/PERF.md log 9-11): kept so that the route to wgmma speed is one declared variant away.
+pub const WGMMA_64X128: VariantDescription = variant! {
+    name: "wgmma_64x128", engine: wgmma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 64, tile_n: 128,
+    warps_m: 4, warps_n: 2, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 3,
+    accumulator_sets: 2, archs: [sm_90],
 };
 /// Prefolded with one activation scale per 32 (the accurate mode): one I2F and FFMA per output per chunk.
 pub const PREFOLDED_PER32: VariantDescription = variant! {
@@ -134,8 +136,8 @@ pub fn all() -> Vec<VariantDescription> {
         PREFOLDED_PER256_WIDE_N,
         PREFOLDED_PER32,
         PREFOLDED_SMALL_N,
-        PREFOLDED_SPLIT_S3,
-        WGMMA_64X192,
+        PREFOLDED_SPREAD,
+        WGMMA_64X128,
         SPLITK2_PER32,
         SPLITK4_FOLD_PER256,
         SMALL_N_F32,

@@ -66,6 +66,18 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
             ],
         ),
         ("totals", vec![("totals", word("shared"))]),
+        (
+            "refill",
+            vec![
+                ("engine", word("mma_k32_prefolded")),
+                ("mode", word("int_per256")),
+                ("kdr", Int(8)),
+                ("scale_fetch", word("plane")),
+                ("cp_async_plane", Int(16)),
+                ("stages", Int(2)),
+                ("refill", word("spread")),
+            ],
+        ),
     ]
 }
 

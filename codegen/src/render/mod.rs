@@ -121,6 +121,7 @@ pub fn description_lines(desc: &VariantDescription) -> Vec<String> {
         format!("stages               = {}", desc.stages),
         format!("accumulator_sets     = {}", desc.accumulator_sets),
         format!("totals               = {}", desc.totals),
+        format!("refill               = {}", desc.refill),
     ]
 }
 
@@ -302,6 +303,24 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     ctx.insert("total_bytes", &layout.total_bytes);
     ctx.insert("totals_bytes", &layout.totals_bytes);
     ctx.insert("shared_totals", &(desc.totals == Totals::Shared));
+    let spread_refill = desc.refill == Refill::Spread;
+    ctx.insert("spread_refill", &spread_refill);
+    ctx.insert(
+        "slice_start",
+        if spread_refill {
+            "slice * THREADS"
+        } else {
+            "0"
+        },
+    );
+    ctx.insert(
+        "slice_step",
+        if spread_refill {
+            "slices * THREADS"
+        } else {
+            "THREADS"
+        },
+    );
     ctx.insert("dynamic_shared", &dynamic_shared);
     ctx.insert("regions", &regions);
     ctx.insert("layouts", &layouts);
