@@ -111,7 +111,7 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         );
         check(
             &mut errors,
-            desc.warps_m % 4 == 0 && desc.nbj == desc.warps_m.saturating_mul(16),
+            desc.warps_m.is_multiple_of(4) && desc.nbj == desc.warps_m.saturating_mul(16),
             "warps_m",
             format!(
                 "engine wgmma_k32_prefolded runs warpgroups of 4 warps over 64 rows (16 per warp): warps_m must \

@@ -504,9 +504,15 @@ pub fn driver_release() -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
-/// The commit being measured: `git rev-parse HEAD` (with `+dirty` when tracked files differ), else
-/// `$MMQGEN_COMMIT`, else `unknown`.
+/// The commit being measured: `$MMQGEN_COMMIT` when set (binaries carried to a GPU machine run inside a copy
+/// of the tree whose `.git` may be older than the build), else `git rev-parse HEAD` (with `+dirty` when
+/// tracked files differ), else `unknown`.
 pub fn commit() -> String {
+    if let Ok(c) = std::env::var("MMQGEN_COMMIT") {
+        if !c.trim().is_empty() {
+            return c.trim().to_string();
+        }
+    }
     let git = |args: &[&str]| {
         std::process::Command::new("git")
             .args(args)
@@ -521,10 +527,7 @@ pub fn commit() -> String {
             git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
         return if dirty { format!("{head}+dirty") } else { head };
     }
-    match std::env::var("MMQGEN_COMMIT") {
-        Ok(c) if !c.trim().is_empty() => c.trim().to_string(),
-        _ => "unknown".to_string(),
-    }
+    "unknown".to_string()
 }
 
 /// What the run was measured on and with.

@@ -39,8 +39,15 @@ pub enum InspectError {
     Compile(#[from] CompileError),
     #[error(transparent)]
     Cache(#[from] CacheError),
-    #[error("ptxas reported no entry point named '{0}'")]
-    MissingKernel(String),
+    #[error("ptxas reported no entry point named '{kernel}' (its report names: {reported})")]
+    MissingKernel { kernel: String, reported: String },
+    /// The module compiled, but NVRTC's log holds no ptxas report at all. Seen on the H200's NVRTC 13.0 for
+    /// every compile after a process's first in `mmqgen run` (docs/PERF.md): the cubin is fine, the figures
+    /// are missing.
+    #[error(
+        "NVRTC's log for '{kernel}' holds no ptxas report, so its registers and spills are unknown"
+    )]
+    NoPtxasReport { kernel: String },
 }
 
 impl VariantReport {
@@ -97,6 +104,7 @@ pub fn inspect(
             None,
         ),
     };
+
     let sass = if with_sass {
         sass_summary(&compiled.cubin)?
     } else {
@@ -118,7 +126,22 @@ pub fn inspect(
         // ptxas then reports one of them: the other has the same resources.
         let resources = find(kernel)
             .or_else(|| (desc.engine.is_prefolded()).then(|| find(twin)).flatten())
-            .ok_or_else(|| InspectError::MissingKernel(kernel.clone()))?;
+            .ok_or_else(|| {
+                if compiled.report.is_empty() {
+                    return InspectError::NoPtxasReport {
+                        kernel: kernel.clone(),
+                    };
+                }
+                InspectError::MissingKernel {
+                    kernel: kernel.clone(),
+                    reported: compiled
+                        .report
+                        .iter()
+                        .map(|r| format!("'{}' for {}", r.kernel, r.arch))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                }
+            })?;
         let sass = sass.as_ref().and_then(|all| {
             all.iter()
                 .find(|s| s.function.contains(kernel.as_str()))

@@ -374,8 +374,8 @@ fn the_embedded_default_is_complete_and_valid() {
         [
             "prefolded_small_n",
             "prefolded_small_n",
-            "prefolded_per256_wide_n",
-            "prefolded_per256_wide_n"
+            "prefolded_spread",
+            "prefolded_spread"
         ]
     );
     // One numerics mode per architecture: the bits of a product do not depend on the token count.
