@@ -90,6 +90,10 @@ struct RegionContext {
     offset: u32,
     bytes: u32,
     row_stride: u32,
+    /// Whether the generated code steps through the region by rows, so that its `_STRIDE` constant is used:
+    /// the staged weight and activation rows (not in wgmma's core-matrix layout) and the staged scales. The
+    /// `d` regions are indexed as plain arrays.
+    stride_used: bool,
 }
 
 #[derive(Serialize)]
@@ -246,6 +250,15 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
             offset: r.offset,
             bytes: r.bytes,
             row_stride: r.row_stride,
+            stride_used: match r.name {
+                "smem_weights" | "smem_activations" => desc.engine != Engine::WgmmaK32Prefolded,
+                "smem_weight_sc" => true,
+                // Only the plane's cp.async copies step through the chunks of the dsc region.
+                "smem_weight_dsc" => {
+                    desc.scale_fetch == ScaleFetch::Plane && desc.cp_async_plane.is_on()
+                }
+                _ => false,
+            },
         })
         .collect();
     let mut kernel_list = vec![
