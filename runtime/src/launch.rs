@@ -993,11 +993,7 @@ fn build_rendered_since(
 ) -> Result<(LoadedVariant, BuildInfo), BuildError> {
     let variant = desc.name.to_string();
     // wgmma modules compile for the architecture-specific target (sm_90a), which runs on the same GPU.
-    let arch = if rendered.needs_arch_specific {
-        format!("{}a", gpu.arch())
-    } else {
-        gpu.arch().to_string()
-    };
+    let arch = rendered.nvrtc_target(gpu.arch());
     let compile_err = |source| BuildError::Compile {
         variant: variant.clone(),
         arch: arch.clone(),

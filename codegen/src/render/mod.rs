@@ -27,10 +27,15 @@ pub struct RenderedVariant {
 impl RenderedVariant {
     /// The NVRTC `--gpu-architecture` value for `arch`: `sm_90a` where the module uses wgmma.
     pub fn nvrtc_arch(&self, arch: Arch) -> String {
+        self.nvrtc_target(arch.keyword())
+    }
+
+    /// The same for an architecture written as text (`sm_90`, as a GPU reports it).
+    pub fn nvrtc_target(&self, arch: &str) -> String {
         if self.needs_arch_specific {
-            format!("{}a", arch.keyword())
+            format!("{arch}a")
         } else {
-            arch.keyword().to_string()
+            arch.to_string()
         }
     }
 }
