@@ -353,13 +353,14 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     ctx.insert("cp_async_widths", &cp_async_widths);
     ctx.insert("cp_async_activations", &cpa);
     ctx.insert("cp_async_plane", &cpp);
-    ctx.insert("activation_piece", &(if cpa > 0 { cpa } else { 16 }));
-    let weight_piece = if cpp > 0 { cpp } else { 16 };
-    ctx.insert("activation_scale_piece", &activation_scale_piece);
-    // Prefolded weight rows are copied as they are: cp.async at the plane width, else 16-byte loads.
-    ctx.insert("weight_piece", &weight_piece);
-    // Copy loops run a fixed number of rounds of THREADS pieces; a partial last round needs a guard.
+    // Activation rows, and prefolded weight rows, are copied as they are: cp.async at the declared width,
+    // else 16-byte loads.
     let activation_piece = if cpa > 0 { cpa } else { 16 };
+    let weight_piece = if cpp > 0 { cpp } else { 16 };
+    ctx.insert("activation_piece", &activation_piece);
+    ctx.insert("weight_piece", &weight_piece);
+    ctx.insert("activation_scale_piece", &activation_scale_piece);
+    // Copy loops run a fixed number of rounds of THREADS pieces; a partial last round needs a guard.
     let activation_pieces = desc.tile_n * desc.kdr * 32 / activation_piece;
     let weight_pieces = 2 * desc.nbj * desc.kdr * 32 / weight_piece;
     ctx.insert(
@@ -393,7 +394,7 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
         shared_bytes: layout.total_bytes,
         dynamic_shared,
         threads: desc.threads(),
-        needs_arch_specific: desc.engine == Engine::WgmmaK32Prefolded,
+        needs_arch_specific: wgmma,
     })
 }
 
