@@ -17,6 +17,9 @@ pub enum Engine {
     /// `mma.sync m16n8k32 s8` on two int8 planes with `sc*(q6-32) = 64*h + l` (ANCHORS.md 6), folded in the
     /// kernel from the q6_K blocks.
     MmaK32Fold,
+    /// The same fold done by each warp in registers, one k-step ahead of the mmas that consume it, from the q6_K
+    /// blocks staged raw in shared memory: the weights stay at q6_K's size on the device and in shared memory.
+    MmaK32Regfold,
     /// The same fold done once at registration: the kernel streams the `h`/`l` planes (2 bytes per weight on
     /// the device) with no per-weight ALU work, like an int8 GEMM.
     MmaK32Prefolded,
@@ -130,10 +133,11 @@ pub struct VariantDescription {
 }
 
 impl Engine {
-    pub const ALL: [Engine; 5] = [
+    pub const ALL: [Engine; 6] = [
         Engine::Dp4a,
         Engine::MmaK16,
         Engine::MmaK32Fold,
+        Engine::MmaK32Regfold,
         Engine::MmaK32Prefolded,
         Engine::WgmmaK32Prefolded,
     ];
@@ -142,6 +146,7 @@ impl Engine {
             Engine::Dp4a => "dp4a",
             Engine::MmaK16 => "mma_k16",
             Engine::MmaK32Fold => "mma_k32_fold",
+            Engine::MmaK32Regfold => "mma_k32_regfold",
             Engine::MmaK32Prefolded => "mma_k32_prefolded",
             Engine::WgmmaK32Prefolded => "wgmma_k32_prefolded",
         }
@@ -150,7 +155,10 @@ impl Engine {
     pub const fn is_fold(self) -> bool {
         matches!(
             self,
-            Engine::MmaK32Fold | Engine::MmaK32Prefolded | Engine::WgmmaK32Prefolded
+            Engine::MmaK32Fold
+                | Engine::MmaK32Regfold
+                | Engine::MmaK32Prefolded
+                | Engine::WgmmaK32Prefolded
         )
     }
     /// Engines that read the planes folded at registration instead of the q6_K blocks.

@@ -6,6 +6,9 @@ use crate::description::{Engine, NumericsMode, Totals, VariantDescription};
 /// Bytes added to every staged row so that neighbouring rows start in different banks, keeping 16-byte alignment.
 pub const ROW_PAD_BYTES: u32 = 16;
 
+/// A padded q6_K block (DECISIONS.md 2): 210 bytes, zero-padded to 16-byte alignment.
+pub const PADDED_BLOCK_BYTES: u32 = 224;
+
 /// One named region of a stage.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Region {
@@ -52,6 +55,9 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     };
     let row_stride = if wgmma { 16 } else { staged_row };
     let weight_planes = if desc.engine.is_fold() { 2 } else { 1 };
+    // mma_k32_regfold stages each row's whole q6_K block as it is (its d and scales included) and folds in
+    // registers: one padded block per row, plus the pad that spreads rows over the banks.
+    let regfold = desc.engine == Engine::MmaK32Regfold;
     let mut regions = Vec::new();
     let mut offset = 0u32;
     let mut push = |name: &'static str, bytes: u32, row_stride: u32| {
@@ -63,15 +69,22 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         });
         offset = offset.saturating_add(round16(bytes));
     };
-    // Expanded weights: `q6 - 32` (one plane) or the fold's `h` then `l` planes, `nbj` rows each.
-    push(
-        "smem_weights",
-        desc.nbj
-            .saturating_mul(staged_row)
-            .saturating_mul(weight_planes),
-        row_stride,
-    );
+    if regfold {
+        let block_row = PADDED_BLOCK_BYTES + ROW_PAD_BYTES;
+        push("smem_weights", desc.nbj.saturating_mul(block_row), block_row);
+    } else {
+        // Expanded weights: `q6 - 32` (one plane) or the fold's `h` then `l` planes, `nbj` rows each.
+        push(
+            "smem_weights",
+            desc.nbj
+                .saturating_mul(staged_row)
+                .saturating_mul(weight_planes),
+            row_stride,
+        );
+    }
     match (desc.engine, desc.mode) {
+        // The block's own d and scales are staged with it.
+        (Engine::MmaK32Regfold, _) => {}
         (engine, _) if engine.is_fold() => push("smem_weight_d", desc.nbj.saturating_mul(4), 4),
         // One (even, odd) pair of f32 `d*sc` per row and chunk, chunk-major like the seed's W_dsc plane.
         (_, NumericsMode::F32Per16) => push(

@@ -16,7 +16,7 @@ pub const fn engine_tile(engine: Engine) -> (u32, u32) {
         // mma.sync m16n8.
         Engine::MmaK16 | Engine::MmaK32Fold => (16, 8),
         // B fragments are loaded two at a time (ldmatrix.x4).
-        Engine::MmaK32Prefolded => (16, 16),
+        Engine::MmaK32Prefolded | Engine::MmaK32Regfold => (16, 16),
         // Each warp of a warpgroup holds 16 rows of the m64 tile; N comes in steps of 16.
         Engine::WgmmaK32Prefolded => (16, 16),
     }
@@ -96,6 +96,48 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                  be 8, or accumulator_sets 2; got kdr = {}",
                 desc.engine,
                 desc.kdr
+            ),
+        );
+    }
+    if desc.engine == Engine::MmaK32Regfold {
+        check(
+            &mut errors,
+            desc.mode == NumericsMode::IntPer32,
+            "mode",
+            format!(
+                "engine mma_k32_regfold implements mode int_per32 only (one scale per 32 activations, the \
+                 accurate mode); got {}",
+                desc.mode
+            ),
+        );
+        check(
+            &mut errors,
+            desc.kdr == 8,
+            "kdr",
+            format!(
+                "engine mma_k32_regfold stages whole q6_K blocks (each chunk reads bytes spread over its \
+                 block): kdr must be 8; got {}",
+                desc.kdr
+            ),
+        );
+        check(
+            &mut errors,
+            desc.scale_fetch == ScaleFetch::Narrow && desc.expand == ExpandWidth::Uint4,
+            "scale_fetch",
+            format!(
+                "engine mma_k32_regfold copies whole blocks in 16-byte pieces and reads the scales from them: \
+                 scale_fetch must be narrow and expand uint4; got {} and {}",
+                desc.scale_fetch, desc.expand
+            ),
+        );
+        check(
+            &mut errors,
+            desc.cp_async_activations == CpAsync::B16 && desc.stages >= 2,
+            "stages",
+            format!(
+                "engine mma_k32_regfold pipelines its copies: cp_async_activations must be 16 and stages at \
+                 least 2; got {} and {}",
+                desc.cp_async_activations, desc.stages
             ),
         );
     }
@@ -259,11 +301,13 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     );
     check(
         &mut errors,
-        desc.refill == Refill::Burst || (desc.engine == Engine::MmaK32Prefolded && desc.stages > 1),
+        desc.refill == Refill::Burst
+            || (matches!(desc.engine, Engine::MmaK32Prefolded | Engine::MmaK32Regfold)
+                && desc.stages > 1),
         "refill",
         format!(
             "refill = spread issues each refill a slice at a time between the mmas of the running window, which \
-             needs engine mma_k32_prefolded and stages > 1; this is engine {} with stages = {}",
+             needs engine mma_k32_prefolded or mma_k32_regfold and stages > 1; this is engine {} with stages = {}",
             desc.engine, desc.stages
         ),
     );

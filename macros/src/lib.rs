@@ -392,6 +392,7 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
         Engine::Dp4a => quote!(Dp4a),
         Engine::MmaK16 => quote!(MmaK16),
         Engine::MmaK32Fold => quote!(MmaK32Fold),
+        Engine::MmaK32Regfold => quote!(MmaK32Regfold),
         Engine::MmaK32Prefolded => quote!(MmaK32Prefolded),
         Engine::WgmmaK32Prefolded => quote!(WgmmaK32Prefolded),
     };

@@ -119,6 +119,27 @@ pub const SMALL_N_DP4A: VariantDescription = variant! {
     ksplit: 2, scale_fetch: narrow, expand: u8, cp_async_activations: 4, stages: 2, archs: [sm_80, sm_90],
 };
 
+/// The compact Hopper candidates (issue 11): q6_K blocks staged as they are (0.82 bytes per weight on the device
+/// and in shared memory), folded by each warp in registers a chunk ahead of its mmas, one activation scale per 32.
+/// 128 rows x 64 tokens: 8 warps of 16 rows, so no warp folds a row another warp folds.
+pub const REGFOLD_128X64: VariantDescription = variant! {
+    name: "regfold_128x64", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
+    refill: spread, archs: [sm_90],
+};
+/// 64 rows x 64 tokens, 4 warps: two blocks fit an SM.
+pub const REGFOLD_64X64: VariantDescription = variant! {
+    name: "regfold_64x64", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
+    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
+    refill: spread, archs: [sm_90],
+};
+/// 64 rows x 128 tokens, 4 x 2 warps: each row folded by two warps, half the weight re-reads of 64 tokens.
+pub const REGFOLD_64X128: VariantDescription = variant! {
+    name: "regfold_64x128", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 128,
+    warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
+    refill: spread, archs: [sm_90],
+};
+
 /// Every declared variant, in a stable order.
 pub fn all() -> Vec<VariantDescription> {
     vec![
@@ -142,6 +163,9 @@ pub fn all() -> Vec<VariantDescription> {
         SPLITK4_FOLD_PER256,
         SMALL_N_F32,
         SMALL_N_DP4A,
+        REGFOLD_128X64,
+        REGFOLD_64X64,
+        REGFOLD_64X128,
     ]
 }
 

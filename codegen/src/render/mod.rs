@@ -83,6 +83,8 @@ const TEMPLATES: &[(&str, &str)] = embedded_templates![
     "engine_mma_k16.cu.tera",
     "engine_mma_k32_fold.cu.tera",
     "engine_mma_k32_prefolded.cu.tera",
+    "engine_mma_k32_regfold.cu.tera",
+    "fold_registers.cu.tera",
     "engine_wgmma_k32_prefolded.cu.tera",
     "chunk_scales.cu.tera",
     "superblock_end.cu.tera",
@@ -111,6 +113,9 @@ struct LayoutContext {
     /// Scale arm read from the block (`narrow` or `wide`), or `plane`.
     fetch: &'static str,
     fold_fetch: &'static str,
+    /// Bytes per copy when a block is staged as it is (`mma_k32_regfold`): cp.async 16 on the padded layout,
+    /// 16-bit loads on the raw one.
+    block_piece: u32,
 }
 
 /// The lines of the header that record the full description.
@@ -149,6 +154,7 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
             run_width: 2,
             fetch: raw_fetch,
             fold_fetch: raw_fetch,
+            block_piece: 2,
         },
         LayoutContext {
             name: "padded",
@@ -158,6 +164,7 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
             run_width: desc.expand.bytes(),
             fetch: desc.scale_fetch.keyword(),
             fold_fetch: desc.scale_fetch.keyword(),
+            block_piece: 16,
         },
     ]
 }
@@ -209,7 +216,11 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     cp_async_widths.sort_unstable();
     cp_async_widths.dedup();
 
-    let block_fetches: Vec<&str> = {
+    let regfold = desc.engine == Engine::MmaK32Regfold;
+    // mma_k32_regfold reads its scales straight from the staged blocks: no fetch arm.
+    let block_fetches: Vec<&str> = if regfold {
+        Vec::new()
+    } else {
         let mut v: Vec<&str> = layouts
             .iter()
             .map(|l| l.fetch)
@@ -282,6 +293,7 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     ctx.insert("engine", desc.engine.keyword());
     ctx.insert("folded", &fold);
     ctx.insert("prefolded", &desc.engine.is_prefolded());
+    ctx.insert("regfold", &regfold);
     let wgmma = desc.engine == Engine::WgmmaK32Prefolded;
     ctx.insert("wgmma", &wgmma);
     // wgmma's accumulator operands, one per output of the lane: "+r"(superblock_sum[0]), ...
