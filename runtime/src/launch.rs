@@ -287,13 +287,12 @@ pub fn segment_len(m: usize, n: usize, k: usize) -> Result<usize, ShapeError> {
     Ok(len)
 }
 
-/// The quantizer's launch: `grid = (K/G, n)`, `block = G` for G = 32 and 32 threads (8 values each) for G = 256.
-/// Groups (warps) per block of the activation quantizer (docs/KERNELS.md); the template's `QUANTIZER_WARPS`.
+/// Warps per block of the activation quantizer (docs/KERNELS.md); the template's `QUANTIZER_WARPS`. Each warp
+/// quantizes 256 values of one token, eight per lane, whatever the group size.
 pub const QUANTIZER_WARPS: usize = 8;
 
 pub fn quantizer_config(n: usize, k: usize, group: u32) -> Result<LaunchConfig, ShapeError> {
-    let g = group as usize;
-    if group == 0 || !k.is_multiple_of(g) {
+    if group == 0 || !k.is_multiple_of(256) || !k.is_multiple_of(group as usize) {
         return Err(ShapeError::KNotMultiple { k });
     }
     if n as u64 > MAX_GRID_YZ as u64 {
@@ -304,9 +303,9 @@ pub fn quantizer_config(n: usize, k: usize, group: u32) -> Result<LaunchConfig, 
             limit: MAX_GRID_YZ,
         });
     }
-    // One warp per group (one value per lane for G = 32, eight for G = 256), QUANTIZER_WARPS groups per block.
+    // One warp per 256 values of a token (K is a multiple of 256 for every mode), QUANTIZER_WARPS per block.
     Ok(LaunchConfig {
-        grid_dim: ((k / g).div_ceil(QUANTIZER_WARPS) as u32, n as u32, 1),
+        grid_dim: ((k / 256).div_ceil(QUANTIZER_WARPS) as u32, n as u32, 1),
         block_dim: (32 * QUANTIZER_WARPS as u32, 1, 1),
         shared_mem_bytes: 0,
     })

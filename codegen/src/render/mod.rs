@@ -308,7 +308,6 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     ctx.insert("mode", desc.mode.keyword());
     ctx.insert("scale_fetch", desc.scale_fetch.keyword());
     ctx.insert("group", &group);
-    ctx.insert("values_per_lane", &(group / 32));
     ctx.insert("threads", &desc.threads());
     ctx.insert("nbj", &desc.nbj);
     ctx.insert("tile_n", &desc.tile_n);
