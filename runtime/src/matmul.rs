@@ -8,14 +8,14 @@
 
 use crate::cache::{CacheError, CubinCache};
 use crate::codegen::render::{render, RenderError};
-use crate::codegen::{Arch, ScaleFetch, VariantDescription};
+use crate::codegen::{Arch, VariantDescription};
 use crate::device::{DeviceError, Gpu};
 use crate::launch::{
     check_shape, rendered_dynamic_shared, rendered_entry_points, LaunchError, LoadedVariant,
     ShapeError, Workspace,
 };
 use crate::select::{arch_from_str, Config, ConfigError, SelectError};
-use crate::weights::{Layout, PlaneKind, RegisteredWeights, WeightsError};
+use crate::weights::{planes_read, Layout, RegisteredWeights, WeightsError};
 use cudarc::driver::{CudaSlice, CudaStream};
 use mmqgen_formats::{GgufError, GgufFile};
 use std::collections::HashMap;
@@ -107,11 +107,8 @@ impl Mmq {
     ) -> Result<Q6kMatrix<'_>, MmqError> {
         let mut weights = RegisteredWeights::register(&self.gpu, raw, m, k, layout)?;
         for variant in self.config.variants_for(self.arch, m as u64, k as u64) {
-            if variant.scale_fetch == ScaleFetch::Plane {
-                weights.add_plane(raw, variant.mode)?;
-            }
-            if variant.engine.is_prefolded() {
-                weights.add_plane_kind(raw, PlaneKind::Folded)?;
+            for plane in planes_read(&variant) {
+                weights.add_plane_kind(raw, plane)?;
             }
         }
         Ok(Q6kMatrix {
@@ -169,6 +166,17 @@ pub struct Q6kMatrix<'m> {
 }
 
 impl Q6kMatrix<'_> {
+    /// What this matrix holds on the device: the layout's bytes plus every plane the config's variants read
+    /// (DECISIONS.md 12). Compare with [`Q6kMatrix::gguf_bytes`].
+    pub fn device_bytes(&self) -> usize {
+        self.weights.device_bytes()
+    }
+
+    /// The same matrix's bytes in a GGUF file (210 bytes per 256 weights).
+    pub fn gguf_bytes(&self) -> usize {
+        crate::weights::gguf_bytes(self.m(), self.k())
+    }
+
     pub fn m(&self) -> usize {
         self.weights.m()
     }

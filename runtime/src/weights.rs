@@ -149,6 +149,46 @@ pub enum WeightsError {
     Device(#[from] DeviceError),
 }
 
+/// The planes `desc` reads besides the layout's bytes.
+pub fn planes_read(desc: &VariantDescription) -> Vec<PlaneKind> {
+    let mut planes = Vec::new();
+    if desc.scale_fetch == ScaleFetch::Plane {
+        planes.push(PlaneKind::for_mode(desc.mode));
+    }
+    if desc.engine.is_prefolded() {
+        planes.push(PlaneKind::Folded);
+    }
+    planes
+}
+
+/// Bytes of one plane of an m x K matrix on the device (docs/KERNELS.md).
+pub fn plane_bytes(kind: PlaneKind, m: usize, k: usize) -> usize {
+    match kind {
+        PlaneKind::F32Per16 => k / 32 * plane_rows(m) * 8,
+        PlaneKind::Int => k / 256 * plane_rows(m) * INT_PLANE_ROW_BYTES,
+        PlaneKind::Folded => m * 2 * k,
+    }
+}
+
+/// The matrix's bytes in a GGUF file: m rows of K/256 blocks of 210 bytes.
+pub fn gguf_bytes(m: usize, k: usize) -> usize {
+    m * (k / 256) * RAW_BLOCK_BYTES
+}
+
+/// What registering an m x K matrix in `layout` for `variants` costs on the device (DECISIONS.md 12): the
+/// layout's bytes plus every plane one of them reads, each once.
+pub fn device_footprint<'v>(
+    variants: impl IntoIterator<Item = &'v VariantDescription>,
+    m: usize,
+    k: usize,
+    layout: Layout,
+) -> usize {
+    let mut planes: Vec<PlaneKind> = variants.into_iter().flat_map(planes_read).collect();
+    planes.sort_by_key(|p| *p as u8);
+    planes.dedup();
+    m * (k / 256) * layout.block_bytes() + planes.iter().map(|p| plane_bytes(*p, m, k)).sum::<usize>()
+}
+
 /// One q6_K matrix (m rows of K) on the GPU in one [`Layout`], with the scale planes asked for.
 #[derive(Debug)]
 pub struct RegisteredWeights {
@@ -202,11 +242,8 @@ impl RegisteredWeights {
         desc: &VariantDescription,
     ) -> Result<RegisteredWeights, WeightsError> {
         let mut w = Self::register(gpu, raw, m, k, layout)?;
-        if desc.scale_fetch == ScaleFetch::Plane {
-            w.add_plane(raw, desc.mode)?;
-        }
-        if desc.engine.is_prefolded() {
-            w.add_plane_kind(raw, PlaneKind::Folded)?;
+        for plane in planes_read(desc) {
+            w.add_plane_kind(raw, plane)?;
         }
         Ok(w)
     }
@@ -326,6 +363,7 @@ impl RegisteredWeights {
         self.bytes.len()
             + self.f32_plane.as_ref().map_or(0, |p| p.len())
             + self.int_plane.as_ref().map_or(0, |p| p.len())
+            + self.folded_plane.as_ref().map_or(0, |p| p.len())
     }
 }
 

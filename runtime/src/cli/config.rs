@@ -100,6 +100,23 @@ pub fn run_explain(args: &ExplainArgs, all: &[VariantDescription]) -> Result<Exi
     let (config, source) = load(args.config.as_deref(), all)?;
     println!("config: {source}");
     print!("{}", config.explain(arch, args.m, args.n, args.k));
-    config.select(arch, args.m, args.n, args.k)?;
+    let chosen = config.select(arch, args.m, args.n, args.k)?;
+    println!("{}", footprint_line(chosen.variant, args.m, args.k));
     Ok(ExitCode::SUCCESS)
+}
+
+/// One line on what the chosen variant costs on the device, padded layout (DECISIONS.md 12).
+pub fn footprint_line(variant: &crate::codegen::VariantDescription, m: u64, k: u64) -> String {
+    let (m, k) = (m as usize, k as usize);
+    let gguf = crate::weights::gguf_bytes(m, k);
+    let device = crate::weights::device_footprint([variant], m, k, crate::weights::Layout::Padded);
+    format!(
+        "footprint: {} reads {:.1} MiB on the device in the padded layout ({:.2}x the GGUF tensor's {:.1} MiB, {:.2} \
+         bytes per weight)",
+        variant.name,
+        device as f64 / 1048576.0,
+        device as f64 / gguf.max(1) as f64,
+        gguf as f64 / 1048576.0,
+        device as f64 / (m * k).max(1) as f64
+    )
 }

@@ -4,7 +4,7 @@
 
 pub mod bench;
 mod check;
-mod config;
+pub(crate) mod config;
 mod formats;
 pub mod parity;
 mod profile;

@@ -57,7 +57,15 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
     let mut skipped: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
 
-    println!("== 1. Compile the selected variants with NVRTC");
+    // What registering a matrix for the selection costs (DECISIONS.md 12), at a Llama-3-8B down projection's shape.
+    println!("== Footprint of the selected variants (m = 4096, K = 14336, padded layout)");
+    for arch in Arch::ALL {
+        for variant in selected(&config, arch) {
+            println!("{arch} {}", crate::cli::config::footprint_line(&variant, 4096, 14336));
+        }
+    }
+
+    println!("\n== 1. Compile the selected variants with NVRTC");
     if crate::compile::nvrtc_available() {
         let version = crate::compile::nvrtc_version()?;
         // Through the on-disk cubin cache: a second run finds every cubin there and skips NVRTC.
