@@ -127,6 +127,9 @@ pub struct VariantDescription {
     pub accumulator_sets: u32,
     pub totals: Totals,
     pub refill: Refill,
+    /// Blocks that must fit one SM at once (`__launch_bounds__`' second argument): caps the registers per
+    /// thread at 64K / (blocks x threads) so that more warps hide latency. 1 leaves the compiler free.
+    pub blocks_per_sm: u32,
     pub archs: ArchSet,
     /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).
     pub allow_spills: bool,
@@ -284,6 +287,13 @@ impl Arch {
         }
     }
     /// Largest shared memory one block may opt into (CUDA programming guide, compute capabilities table).
+    /// Shared memory of one SM; each resident block also reserves 1 KiB of it.
+    pub const fn shared_bytes_per_sm(self) -> u32 {
+        match self {
+            Arch::Sm80 => 164 * 1024,
+            Arch::Sm90 => 228 * 1024,
+        }
+    }
     pub const fn max_shared_bytes_per_block(self) -> u32 {
         match self {
             Arch::Sm80 => 163 * 1024,
@@ -334,6 +344,7 @@ impl VariantDescription {
         accumulator_sets: 1,
         totals: Totals::Registers,
         refill: Refill::Burst,
+        blocks_per_sm: 1,
         archs: ArchSet::EMPTY.with(Arch::Sm90),
         allow_spills: false,
     };

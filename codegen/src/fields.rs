@@ -16,7 +16,7 @@ pub enum FieldValue {
 }
 
 /// The fields a description has, in canonical order.
-pub const FIELDS: [&str; 19] = [
+pub const FIELDS: [&str; 20] = [
     "name",
     "engine",
     "mode",
@@ -34,6 +34,7 @@ pub const FIELDS: [&str; 19] = [
     "accumulator_sets",
     "totals",
     "refill",
+    "blocks_per_sm",
     "archs",
     "allow_spills",
 ];
@@ -178,6 +179,7 @@ pub fn set_field(
         "accumulator_sets" => desc.accumulator_sets = int(field, value)?,
         "totals" => desc.totals = keyword_of(field, value, &Totals::ALL, Totals::keyword)?,
         "refill" => desc.refill = keyword_of(field, value, &Refill::ALL, Refill::keyword)?,
+        "blocks_per_sm" => desc.blocks_per_sm = int(field, value)?,
         "archs" => desc.archs = arch_set(field, value)?,
         "allow_spills" => match value {
             FieldValue::Bool(b) => desc.allow_spills = *b,

@@ -327,8 +327,33 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         "archs",
         "archs must name at least one of sm_80, sm_90".to_string(),
     );
+    check(
+        &mut errors,
+        (1..=8).contains(&desc.blocks_per_sm)
+            && desc.blocks_per_sm.saturating_mul(desc.threads()) <= 2048,
+        "blocks_per_sm",
+        format!(
+            "blocks_per_sm must be 1 to 8 with at most 2048 threads per SM ({} blocks of {} threads asked)",
+            desc.blocks_per_sm,
+            desc.threads()
+        ),
+    );
     if errors.is_empty() {
         let layout = shared_layout(desc);
+        for arch in desc.archs.iter() {
+            let per_sm = arch.shared_bytes_per_sm();
+            let needed = desc.blocks_per_sm.saturating_mul(layout.total_bytes.saturating_add(1024));
+            check(
+                &mut errors,
+                desc.blocks_per_sm == 1 || needed <= per_sm,
+                "blocks_per_sm",
+                format!(
+                    "blocks_per_sm = {} blocks of {} bytes of shared memory (+1 KiB each) need {needed} bytes, more \
+                     than an {arch} SM has ({per_sm}); lower blocks_per_sm or stages",
+                    desc.blocks_per_sm, layout.total_bytes
+                ),
+            );
+        }
         for arch in desc.archs.iter() {
             let limit = arch.max_shared_bytes_per_block();
             check(

@@ -271,6 +271,7 @@ fn example(field: &str) -> String {
         "accumulator_sets" => d.accumulator_sets.to_string(),
         "totals" => d.totals.to_string(),
         "refill" => d.refill.to_string(),
+        "blocks_per_sm" => d.blocks_per_sm.to_string(),
         "archs" => d.archs.to_string(),
         "allow_spills" => d.allow_spills.to_string(),
         _ => return "kdr: 2".to_string(),
@@ -384,6 +385,7 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
         accumulator_sets,
         totals,
         refill,
+        blocks_per_sm,
         archs: ArchSet(arch_bits),
         allow_spills,
     } = desc;
@@ -446,6 +448,7 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
             accumulator_sets: #accumulator_sets,
             totals: #root::Totals::#totals,
             refill: #root::Refill::#refill,
+            blocks_per_sm: #blocks_per_sm,
             archs: #root::ArchSet(#arch_bits),
             allow_spills: #allow_spills,
         }
@@ -488,6 +491,7 @@ mod tests {
                 accumulator_sets: 1u32,
                 totals: ::mmqgen::codegen::Totals::Registers,
                 refill: ::mmqgen::codegen::Refill::Burst,
+                blocks_per_sm: 1u32,
                 archs: ::mmqgen::codegen::ArchSet(3u8),
                 allow_spills: false,
             }

@@ -66,6 +66,7 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
             ],
         ),
         ("totals", vec![("totals", word("shared"))]),
+        ("blocks_per_sm", vec![("blocks_per_sm", Int(2))]),
         (
             "refill",
             vec![

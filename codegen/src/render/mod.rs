@@ -136,6 +136,7 @@ pub fn description_lines(desc: &VariantDescription) -> Vec<String> {
         format!("accumulator_sets     = {}", desc.accumulator_sets),
         format!("totals               = {}", desc.totals),
         format!("refill               = {}", desc.refill),
+        format!("blocks_per_sm        = {}", desc.blocks_per_sm),
     ]
 }
 
@@ -294,6 +295,7 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     ctx.insert("folded", &fold);
     ctx.insert("prefolded", &desc.engine.is_prefolded());
     ctx.insert("regfold", &regfold);
+    ctx.insert("blocks_per_sm", &desc.blocks_per_sm);
     let wgmma = desc.engine == Engine::WgmmaK32Prefolded;
     ctx.insert("wgmma", &wgmma);
     // wgmma's accumulator operands, one per output of the lane: "+r"(superblock_sum[0]), ...
