@@ -38,6 +38,17 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                     Engine::MmaK32Fold | Engine::MmaK32Prefolded => {
                         assert!(sass.imma_16832_s8 > 0, "{at}: no IMMA.16832.S8.S8")
                     }
+                    Engine::MmaK32Regfold => {
+                        assert!(sass.imma_16832_s8 > 0, "{at}: no IMMA.16832.S8.S8");
+                        if layout == "padded" {
+                            // The blocks arrive by cp.async alone: no weight byte passes through registers.
+                            assert_eq!(
+                                (sass.ldg.b8, sass.ldg.b16, sass.ldg.b128),
+                                (0, 0, 0),
+                                "{at}: padded blocks should be staged by cp.async only"
+                            );
+                        }
+                    }
                     Engine::WgmmaK32Prefolded => {
                         assert!(sass.igmma_s8 > 0, "{at}: no IGMMA.64xNx32.S8.S8");
                         assert_eq!(
@@ -53,7 +64,10 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                 } else {
                     assert_eq!(sass.ldgsts, 0, "{at}: LDGSTS without cp.async");
                 }
-                if layout == "padded" && variant.expand == ExpandWidth::Uint4 {
+                if layout == "padded"
+                    && variant.expand == ExpandWidth::Uint4
+                    && variant.engine != Engine::MmaK32Regfold
+                {
                     assert!(
                         sass.ldg.b128 > 0,
                         "{at}: uint4 expand but no 128-bit global load"
