@@ -7,10 +7,7 @@ use std::path::{Path, PathBuf};
 use mmqgen_formats::q6k::{dequantize_rows, BLOCK_BYTES, BLOCK_WEIGHTS};
 use mmqgen_formats::quantize::quantize_rows;
 
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/q6k-ggml-ref"
-);
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/q6k-ggml-ref");
 const ROWS: usize = 172;
 
 fn read(name: &str) -> Vec<u8> {
