@@ -793,9 +793,10 @@ impl<'a> GgufFile<'a> {
         }
 
         // No two tensors may share bytes (ggml places each after the previous one and refuses anything else).
+        // A tensor whose size is unknown (a type mmqgen has no size for) has no extent to compare.
         let mut spans: Vec<(u64, u64, &str)> = tensors
             .iter()
-            .map(|t| (t.offset, t.n_bytes.unwrap_or(1), t.name))
+            .filter_map(|t| Some((t.offset, t.n_bytes?, t.name)))
             .filter(|&(_, n, _)| n > 0)
             .collect();
         spans.sort_unstable();

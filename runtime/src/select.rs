@@ -630,15 +630,20 @@ fn listed(names: impl Iterator<Item = String>, count: usize) -> Vec<String> {
 /// A variant whose declared or canonical name another variant already answers to; lookups by that name would
 /// return the other one, so it is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("variant '{name}' (canonical {canonical}) cannot be added: its {which} '{taken}' is already {owner}; pick another name")]
-pub struct NameClash {
-    pub name: String,
-    pub canonical: String,
-    /// `name` or `canonical name`.
-    pub which: &'static str,
-    pub taken: String,
-    /// `the name of ...` or `the canonical name of ...`.
-    pub owner: String,
+pub enum NameClash {
+    /// Its declared name is another variant's declared or canonical name.
+    #[error("variant '{name}' is already taken (by {by}); pick another name")]
+    Name { name: String, by: String },
+    /// It renders the same kernel as another variant, whose canonical name is already taken.
+    #[error(
+        "variant '{name}' is the same kernel as variant '{other}' (canonical name {canonical}), which is already \
+         declared; declare each kernel once"
+    )]
+    Canonical {
+        name: String,
+        other: String,
+        canonical: String,
+    },
 }
 
 /// Every declared and canonical name of a list of variants, for lookups in constant time and for refusing a
@@ -671,26 +676,23 @@ impl VariantNames {
         list: &[VariantDescription],
     ) -> Result<(), NameClash> {
         let canonical = canonical_name(v);
-        let clash = |which: &'static str, taken: &str, (owner, declared): (usize, bool)| {
+        if let Some(&(owner, declared)) = self.map.get(v.name.as_ref()) {
             let other = &list[owner];
-            NameClash {
+            return Err(NameClash::Name {
                 name: shown(&v.name),
-                canonical: canonical.clone(),
-                which,
-                taken: shown(taken),
-                owner: if declared {
-                    format!("the name of variant {}", canonical_name(other))
+                by: if declared {
+                    canonical_name(other)
                 } else {
                     format!("the canonical name of variant '{}'", shown(&other.name))
                 },
-            }
-        };
-        if let Some(&owner) = self.map.get(v.name.as_ref()) {
-            return Err(clash("name", &v.name, owner));
+            });
         }
-        if let Some(&owner) = self.map.get(&canonical) {
-            // The same kernel under a second declared name: its canonical name would be ambiguous.
-            return Err(clash("canonical name", &canonical, owner));
+        if let Some(&(owner, _)) = self.map.get(&canonical) {
+            return Err(NameClash::Canonical {
+                name: shown(&v.name),
+                other: shown(&list[owner].name),
+                canonical,
+            });
         }
         self.map.insert(v.name.to_string(), (index, true));
         self.map.entry(canonical).or_insert((index, false));

@@ -550,13 +550,6 @@ fn config_cases(s: &Scratch) -> Vec<Case> {
         refused(&["problem"]),
     ));
     // 100,000 nested rules: each reaches one token further, so each lives and overlaps all before it.
-    let mut nested = both_archs();
-    for n in 1..100_000 {
-        nested = format!("{}{nested}", rule("sm_90", &format!("[1, {n}]"), "", "r56"));
-        if n == 3000 {
-            break;
-        }
-    }
     let mut nested_big = String::new();
     for n in 1..100_000 {
         nested_big += &rule("sm_90", &format!("[1, {n}]"), "", "r56");
@@ -632,7 +625,7 @@ fn gguf(
         b.extend(ty.to_le_bytes());
         b.extend(offset.to_le_bytes());
     }
-    while b.len() % 32 != 0 {
+    while !b.len().is_multiple_of(32) {
         b.push(0);
     }
     b.extend(vec![0u8; data]);
