@@ -387,6 +387,27 @@ extern "C" __global__ void probe(const u4* __restrict__ src, int* __restrict__ o
         assert_eq!(k.spill_stores_bytes, 0);
     }
 
+    /// The same program compiled again in one process (as `run` does: once for its check, again for parity)
+    /// still gets ptxas' report: NVRTC's own compilation cache, which would skip ptxas, is off. (On a machine
+    /// without the CUDA driver NVRTC 13.0's cache did not engage even without `--no-cache`, so this guards
+    /// only where it does, as on the GPU machines.)
+    #[test]
+    fn a_second_compile_of_the_same_program_keeps_the_report() {
+        if !nvrtc_or_skip("a_second_compile_of_the_same_program_keeps_the_report") {
+            return;
+        }
+        let source = format!("{PROBE}\n// second-compile probe\n");
+        for round in 0..3 {
+            let out = compile_cubin(&source, "again.cu", "sm_90", false).unwrap();
+            assert_eq!(
+                out.report.len(),
+                1,
+                "round {round}: no ptxas report in:\n{}",
+                out.log
+            );
+        }
+    }
+
     #[test]
     fn compiles_sm80_with_line_info() {
         if !nvrtc_or_skip("compiles_sm80_with_line_info") {
