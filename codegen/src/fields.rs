@@ -2,6 +2,7 @@
 //! speak the same sentences. A front end turns its syntax into [`FieldValue`]s; this module applies them.
 
 use crate::description::*;
+use mmqgen_formats::input::shown;
 use std::borrow::Cow;
 
 /// A field's value as written, before its meaning is checked.
@@ -61,9 +62,9 @@ fn err(field: &str, message: String) -> FieldError {
 
 fn describe(value: &FieldValue) -> String {
     match value {
-        FieldValue::Word(w) => format!("`{w}`"),
+        FieldValue::Word(w) => format!("`{}`", shown(w)),
         FieldValue::Int(i) => i.to_string(),
-        FieldValue::Str(s) => format!("\"{s}\""),
+        FieldValue::Str(s) => format!("\"{}\"", shown(s)),
         FieldValue::Bool(b) => b.to_string(),
         FieldValue::List(_) => "a list".to_string(),
     }
@@ -86,6 +87,13 @@ fn word<'v>(field: &str, value: &'v FieldValue, allowed: &[&str]) -> Result<&'v 
 fn int(field: &str, value: &FieldValue) -> Result<u32, FieldError> {
     match value {
         FieldValue::Int(i) if (0..=u32::MAX as i64).contains(i) => Ok(*i as u32),
+        FieldValue::Int(i) => Err(err(
+            field,
+            format!(
+                "{field} = {i} is out of range: it must be an integer from 0 to {}",
+                u32::MAX
+            ),
+        )),
         other => Err(err(
             field,
             format!(
@@ -195,9 +203,10 @@ pub fn set_field(
         },
         unknown => {
             return Err(err(
-                unknown,
+                &shown(unknown),
                 format!(
-                    "unknown field `{unknown}`: a variant has the fields {}",
+                    "unknown field `{}`: a variant has the fields {}",
+                    shown(unknown),
                     FIELDS.join(", ")
                 ),
             ))
@@ -217,8 +226,11 @@ pub fn from_fields<'a>(
     for (field, value) in pairs {
         if seen.contains(&field) {
             errors.push(err(
-                field,
-                format!("field `{field}` is given twice; give each field once"),
+                &shown(field),
+                format!(
+                    "field `{}` is given twice; give each field once",
+                    shown(field)
+                ),
             ));
             continue;
         }

@@ -4,12 +4,17 @@
 use crate::description::VariantDescription;
 use crate::fields::{from_fields, FieldError, FieldValue};
 use crate::validate::validate;
+use mmqgen_formats::input::{shown, shown_at};
 
 /// A TOML problem: the file does not parse, or a variant in it is invalid.
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
+    /// The text is not TOML; the message names the line ([`parse_toml`]).
     #[error("the variant file is not valid TOML: {0}")]
     Toml(String),
+    /// A top-level key other than `variant`.
+    #[error("unknown table or key `{0}`: a variant file holds only [[variant]] tables")]
+    UnknownTopKey(String),
     #[error("variant #{index} ({name}): field `{field}`: {message}", field = .error.field, message = .error.message)]
     Field {
         index: usize,
@@ -39,11 +44,12 @@ pub fn variants_from_toml(doc: &toml::Table) -> Result<Vec<VariantDescription>, 
     let mut out = Vec::new();
     for (index, table) in tables.iter().enumerate() {
         let table = table.as_table().ok_or(SpecError::Shape)?;
-        let name = table
-            .get("name")
-            .and_then(|v| v.as_str())
-            .unwrap_or("unnamed")
-            .to_string();
+        let name = shown(
+            table
+                .get("name")
+                .and_then(|v| v.as_str())
+                .unwrap_or("unnamed"),
+        );
         let values: Vec<(String, FieldValue)> = table
             .iter()
             .map(|(k, v)| (k.clone(), to_field_value(v)))
@@ -60,10 +66,30 @@ pub fn variants_from_toml(doc: &toml::Table) -> Result<Vec<VariantDescription>, 
     Ok(out)
 }
 
-/// Parses TOML text holding `[[variant]]` tables.
+/// Parses TOML text holding `[[variant]]` tables and nothing else.
 pub fn variants_from_toml_str(text: &str) -> Result<Vec<VariantDescription>, SpecError> {
-    let doc: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| SpecError::Toml(e.message().to_string()))?;
+    let doc = parse_toml(text).map_err(SpecError::Toml)?;
+    if let Some(key) = doc.keys().find(|k| *k != "variant") {
+        return Err(SpecError::UnknownTopKey(shown(key)));
+    }
     variants_from_toml(&doc)
 }
+
+/// Parses a TOML document, or says why not in one line that names the line at fault: the one way variant files
+/// and selection configs report TOML errors.
+pub fn parse_toml(text: &str) -> Result<toml::Table, String> {
+    text.parse().map_err(|e: toml::de::Error| {
+        let line = e
+            .span()
+            .and_then(|span| text.get(..span.start))
+            .map(|before| format!(" (line {})", before.matches('\n').count() + 1))
+            .unwrap_or_default();
+        format!(
+            "{}{line}",
+            shown_at(&e.message().trim().replace('\n', "; "), TOML_MESSAGE_CHARS)
+        )
+    })
+}
+
+/// How much of the TOML parser's own message a sentence shows (it may quote the input).
+const TOML_MESSAGE_CHARS: usize = 160;

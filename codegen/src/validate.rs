@@ -7,6 +7,7 @@
 use crate::description::*;
 use crate::fields::FieldError;
 use crate::layout::shared_layout;
+use mmqgen_formats::input::shown;
 
 /// Rows and tokens one warp-level instruction tile covers, per engine.
 pub const fn engine_tile(engine: Engine) -> (u32, u32) {
@@ -26,6 +27,10 @@ pub const fn engine_tile(engine: Engine) -> (u32, u32) {
 pub const MAX_OUTPUTS_PER_LANE: u32 = 64;
 /// Threads per block CUDA allows.
 pub const MAX_THREADS: u32 = 1024;
+
+/// The longest declared variant name, in bytes: room for any canonical name (about 80 bytes), which a
+/// description may take as its declared name, and no more.
+pub const MAX_NAME_BYTES: usize = 128;
 
 fn fail(field: &str, message: String) -> FieldError {
     FieldError {
@@ -54,7 +59,17 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         "name",
         format!(
             "name \"{}\" must be non-empty and use only a-z, 0-9, '_' and '-'",
-            desc.name
+            shown(&desc.name)
+        ),
+    );
+    check(
+        &mut errors,
+        desc.name.len() <= MAX_NAME_BYTES,
+        "name",
+        format!(
+            "name \"{}\" is {} bytes long: a variant name has at most {MAX_NAME_BYTES}",
+            shown(&desc.name),
+            desc.name.len()
         ),
     );
     check(

@@ -16,6 +16,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
+use crate::input::{escaped, shown};
 use crate::q6k::{BLOCK_BYTES, BLOCK_WEIGHTS};
 
 /// The first four bytes of every GGUF file.
@@ -28,6 +29,8 @@ pub const HEADER_BYTES: u64 = 24;
 pub const MAX_DIMS: u32 = 4;
 /// How deep arrays of arrays may nest before the reader refuses the file (ggml itself reads none).
 pub const MAX_ARRAY_DEPTH: u32 = 8;
+/// ggml's `GGML_MAX_NAME`: a tensor name has fewer bytes than this (ggml keeps it in a 64-byte array with its NUL).
+pub const MAX_NAME_BYTES: usize = 64;
 
 /// Smallest possible encoded sizes, used to cap counts before allocating.
 const MIN_KV_BYTES: u64 = 8 + 4 + 1;
@@ -110,6 +113,40 @@ pub enum GgufError {
         name: String,
         /// Its n_dims field.
         n_dims: u32,
+    },
+    /// A tensor name of [`MAX_NAME_BYTES`] bytes or more (ggml refuses it too).
+    #[error("the name of tensor {index} is {len} bytes long ('{start}'): ggml's tensor names are shorter than {MAX_NAME_BYTES} bytes")]
+    NameTooLong {
+        /// 0-based position in the tensor table.
+        index: u64,
+        /// Its length in bytes.
+        len: u64,
+        /// Its first characters, as shown in sentences.
+        start: String,
+    },
+    /// Two tensors whose data overlap (ggml lays tensors out one after the other and refuses such files).
+    #[error(
+        "tensors '{first}' and '{second}' overlap in the data section (bytes {first_start}..{first_end} and {second_start}..): each tensor must have bytes of its own"
+    )]
+    Overlap {
+        /// The tensor that starts first.
+        first: String,
+        /// Where it starts and ends in the data section.
+        first_start: u64,
+        first_end: u64,
+        /// The tensor that starts inside it.
+        second: String,
+        second_start: u64,
+    },
+    /// The header, metadata and tensor table do not fit in the part of the file that was read.
+    #[error(
+        "the header, metadata and tensor table run past the first {read} bytes of the {len}-byte file, which is all mmqgen reads of them"
+    )]
+    HeaderTooLarge {
+        /// How many bytes were read.
+        read: u64,
+        /// The file length.
+        len: u64,
     },
     /// A tensor name that appears twice.
     #[error("tensor name '{name}' appears twice: tensor names must be unique")]
@@ -588,7 +625,25 @@ impl<'a> GgufFile<'a> {
     /// Parses the header, metadata and tensor table of `bytes`, checking that every tensor's data lies inside
     /// the file. Nothing is copied; tensor data is read later through [`GgufFile::tensor_data`].
     pub fn parse(bytes: &'a [u8]) -> Result<Self, GgufError> {
-        let len = bytes.len() as u64;
+        Self::parse_prefix(bytes, bytes.len() as u64)
+    }
+
+    /// [`GgufFile::parse`] on the first bytes of a file of `file_len` bytes (at least `bytes.len()`): enough
+    /// for the header, metadata and tensor table, which is all `gguf ls` needs, so that a large model is never
+    /// read whole. Tensor data past the prefix cannot be read through the result.
+    pub fn parse_prefix(bytes: &'a [u8], file_len: u64) -> Result<Self, GgufError> {
+        let read = bytes.len() as u64;
+        let file_len = file_len.max(read);
+        Self::parse_table(bytes, file_len).map_err(|e| match e {
+            GgufError::Truncated { .. } if read < file_len => GgufError::HeaderTooLarge {
+                read,
+                len: file_len,
+            },
+            other => other,
+        })
+    }
+
+    fn parse_table(bytes: &'a [u8], len: u64) -> Result<Self, GgufError> {
         let mut r = Reader::new(bytes);
 
         // Header. Check the magic and the version before insisting on a whole header, so that a short file of
@@ -609,7 +664,7 @@ impl<'a> GgufFile<'a> {
                 });
             }
         }
-        if len < HEADER_BYTES {
+        if (bytes.len() as u64) < HEADER_BYTES {
             return Err(GgufError::Truncated {
                 what: "the header".into(),
                 needed: HEADER_BYTES,
@@ -630,12 +685,12 @@ impl<'a> GgufFile<'a> {
                 what: format!("metadata key {i}"),
             })?;
             if !keys.insert(key) {
-                return Err(GgufError::DuplicateKey { key: key.into() });
+                return Err(GgufError::DuplicateKey { key: shown(key) });
             }
-            let type_id = r.u32(|| format!("the type of metadata key '{key}'"))?;
+            let type_id = r.u32(|| format!("the type of metadata key '{}'", shown(key)))?;
             let value_type =
                 GgufValueType::from_id(type_id).ok_or_else(|| GgufError::BadValueType {
-                    key: key.into(),
+                    key: shown(key),
                     type_id,
                 })?;
             let value = r.value(value_type, key, 0)?;
@@ -647,7 +702,12 @@ impl<'a> GgufFile<'a> {
             Some((_, GgufValue::U32(a))) if a.is_power_of_two() => u64::from(*a),
             Some((_, value)) => {
                 return Err(GgufError::BadAlignment {
-                    found: format!("{:?} {value}", value.value_type()),
+                    found: match value {
+                        GgufValue::String(b) => {
+                            format!("String \"{}\"", crate::input::shown_bytes(b))
+                        }
+                        other => format!("{:?} {other}", other.value_type()),
+                    },
                 })
             }
         };
@@ -657,26 +717,38 @@ impl<'a> GgufFile<'a> {
             Vec::with_capacity(capped(tensor_count, r.remaining(), MIN_TENSOR_INFO_BYTES));
         let mut names = HashSet::new();
         for i in 0..tensor_count {
+            let name_len = r.peek_u64().unwrap_or(0);
+            if name_len >= MAX_NAME_BYTES as u64 {
+                // Refused before it is read, like ggml; the sentence shows only its start.
+                let start = r.pos.saturating_add(8);
+                let shown_end = start.saturating_add(4 * 64).min(bytes.len());
+                return Err(GgufError::NameTooLong {
+                    index: i,
+                    len: name_len,
+                    start: crate::input::shown_bytes(bytes.get(start..shown_end).unwrap_or(&[])),
+                });
+            }
             let name_bytes = r.string(|| format!("tensor info {i} of {tensor_count}"))?;
             let name = std::str::from_utf8(name_bytes).map_err(|_| GgufError::NotUtf8 {
                 what: format!("the name of tensor {i}"),
             })?;
             if !names.insert(name) {
-                return Err(GgufError::DuplicateTensor { name: name.into() });
+                return Err(GgufError::DuplicateTensor { name: shown(name) });
             }
-            let n_dims = r.u32(|| format!("the dimension count of tensor '{name}'"))?;
+            let n_dims = r.u32(|| format!("the dimension count of tensor '{}'", shown(name)))?;
             if n_dims > MAX_DIMS {
                 return Err(GgufError::TooManyDims {
-                    name: name.into(),
+                    name: shown(name),
                     n_dims,
                 });
             }
             let mut dims = Vec::with_capacity(n_dims as usize);
             for d in 0..n_dims {
-                dims.push(r.u64(|| format!("dimension {d} of tensor '{name}'"))?);
+                dims.push(r.u64(|| format!("dimension {d} of tensor '{}'", shown(name)))?);
             }
-            let ggml_type = GgmlType::from_id(r.u32(|| format!("the type of tensor '{name}'"))?);
-            let offset = r.u64(|| format!("the offset of tensor '{name}'"))?;
+            let ggml_type =
+                GgmlType::from_id(r.u32(|| format!("the type of tensor '{}'", shown(name)))?);
+            let offset = r.u64(|| format!("the offset of tensor '{}'", shown(name)))?;
             let n_bytes = tensor_bytes(name, ggml_type, &dims)?;
             tensors.push(TensorInfo {
                 name,
@@ -699,7 +771,7 @@ impl<'a> GgufFile<'a> {
         for t in &tensors {
             if t.offset % alignment != 0 {
                 return Err(GgufError::Misaligned {
-                    name: t.name.into(),
+                    name: shown(t.name),
                     offset: t.offset,
                     alignment,
                 });
@@ -711,12 +783,39 @@ impl<'a> GgufFile<'a> {
                     .is_none_or(|end| end > len)
                 {
                     return Err(GgufError::DataPastEnd {
-                        name: t.name.into(),
+                        name: shown(t.name),
                         file_offset: start.unwrap_or(u64::MAX),
                         n_bytes,
                         len,
                     });
                 }
+            }
+        }
+
+        // No two tensors may share bytes (ggml places each after the previous one and refuses anything else).
+        // A tensor whose size is unknown (a type mmqgen has no size for) has no extent to compare.
+        let mut spans: Vec<(u64, u64, &str)> = tensors
+            .iter()
+            .filter_map(|t| Some((t.offset, t.n_bytes?, t.name)))
+            .filter(|&(_, n, _)| n > 0)
+            .collect();
+        spans.sort_unstable();
+        let mut last: Option<(u64, u64, &str)> = None;
+        for (start, n, name) in spans {
+            let end = start.saturating_add(n);
+            if let Some((first_start, first_end, first)) = last {
+                if start < first_end {
+                    return Err(GgufError::Overlap {
+                        first: shown(first),
+                        first_start,
+                        first_end,
+                        second: shown(name),
+                        second_start: start,
+                    });
+                }
+            }
+            if last.is_none_or(|(_, e, _)| end > e) {
+                last = Some((start, end, name));
             }
         }
 
@@ -769,13 +868,13 @@ impl<'a> GgufFile<'a> {
             .iter()
             .find(|t| t.name == name)
             .ok_or_else(|| GgufError::NoSuchTensor {
-                name: name.into(),
+                name: shown(name),
                 count: self.tensors.len(),
                 names: self
                     .tensors
                     .iter()
                     .take(NAMES_LISTED)
-                    .map(|t| t.name.to_string())
+                    .map(|t| shown(t.name))
                     .collect(),
             })
     }
@@ -784,12 +883,12 @@ impl<'a> GgufFile<'a> {
     pub fn tensor_data(&self, name: &str) -> Result<&'a [u8], GgufError> {
         let t = self.tensor(name)?;
         let n_bytes = t.n_bytes.ok_or_else(|| GgufError::UnknownSize {
-            name: name.into(),
+            name: shown(name),
             ggml_type: t.ggml_type,
         })?;
         let len = self.bytes.len() as u64;
         let past_end = || GgufError::DataPastEnd {
-            name: name.into(),
+            name: shown(name),
             file_offset: self.data_start.saturating_add(t.offset),
             n_bytes,
             len,
@@ -807,7 +906,7 @@ impl<'a> GgufFile<'a> {
         let t = self.tensor(name)?;
         if t.ggml_type != GgmlType::Q6_K {
             return Err(GgufError::WrongType {
-                name: name.into(),
+                name: shown(name),
                 ggml_type: t.ggml_type,
             });
         }
@@ -815,7 +914,7 @@ impl<'a> GgufFile<'a> {
         // The parse checked that dims[0] is a multiple of 256 and that the data (whose size is
         // rows * k / 256 * 210) lies in the buffer, so both fit in usize.
         let overflow = || GgufError::ShapeOverflow {
-            name: name.into(),
+            name: shown(name),
             dims: t.dims.clone(),
         };
         let k = t.dims.first().copied().unwrap_or(1);
@@ -865,7 +964,7 @@ impl<'a> GgufFile<'a> {
         let name_w = self
             .tensors
             .iter()
-            .map(|t| t.name.chars().count())
+            .map(|t| escaped(t.name).chars().count())
             .max()
             .unwrap_or(0);
         let type_w = self
@@ -884,7 +983,9 @@ impl<'a> GgufFile<'a> {
                     .map_or_else(|| "? bytes".to_string(), |n| format!("{n} bytes"));
                 format!(
                     "{:<name_w$}  {:<type_w$}  {:<shape_w$}  {size}",
-                    t.name, t.ggml_type, shape
+                    escaped(t.name),
+                    t.ggml_type,
+                    shape
                 )
             })
             .collect()
@@ -904,14 +1005,14 @@ fn tensor_bytes(name: &str, ggml_type: GgmlType, dims: &[u64]) -> Result<Option<
     let row_len = dims.first().copied().unwrap_or(1);
     if row_len % block_len != 0 {
         return Err(GgufError::PartialBlock {
-            name: name.into(),
+            name: shown(name),
             ggml_type,
             row_len,
             block_len,
         });
     }
     let overflow = || GgufError::ShapeOverflow {
-        name: name.into(),
+        name: shown(name),
         dims: dims.to_vec(),
     };
     // Like ggml, the element count must fit too, even where the byte count would.
@@ -977,6 +1078,13 @@ impl<'a> Reader<'a> {
         self.array(what).map(u32::from_le_bytes)
     }
 
+    /// The next u64 without moving past it, if the file has 8 more bytes.
+    fn peek_u64(&self) -> Option<u64> {
+        let end = self.pos.checked_add(8)?;
+        let bytes: [u8; 8] = self.bytes.get(self.pos..end)?.try_into().ok()?;
+        Some(u64::from_le_bytes(bytes))
+    }
+
     fn u64(&mut self, what: impl FnOnce() -> String) -> Result<u64, GgufError> {
         self.array(what).map(u64::from_le_bytes)
     }
@@ -993,7 +1101,7 @@ impl<'a> Reader<'a> {
         key: &str,
         depth: u32,
     ) -> Result<GgufValue<'a>, GgufError> {
-        let what = || format!("the value of metadata key '{key}'");
+        let what = || format!("the value of metadata key '{}'", shown(key));
         Ok(match ty {
             GgufValueType::U8 => GgufValue::U8(u8::from_le_bytes(self.array(what)?)),
             GgufValueType::I8 => GgufValue::I8(i8::from_le_bytes(self.array(what)?)),
@@ -1009,20 +1117,23 @@ impl<'a> Reader<'a> {
             GgufValueType::F64 => GgufValue::F64(f64::from_le_bytes(self.array(what)?)),
             GgufValueType::Array => {
                 if depth >= MAX_ARRAY_DEPTH {
-                    return Err(GgufError::ArrayTooDeep { key: key.into() });
+                    return Err(GgufError::ArrayTooDeep { key: shown(key) });
                 }
-                let type_id = self.u32(|| format!("the element type of metadata key '{key}'"))?;
+                let type_id =
+                    self.u32(|| format!("the element type of metadata key '{}'", shown(key)))?;
                 let element_type =
                     GgufValueType::from_id(type_id).ok_or_else(|| GgufError::BadValueType {
-                        key: key.into(),
+                        key: shown(key),
                         type_id,
                     })?;
-                let len = self.u64(|| format!("the length of metadata key '{key}'"))?;
+                let len = self.u64(|| format!("the length of metadata key '{}'", shown(key)))?;
                 let start = self.pos;
                 match element_type.fixed_size() {
                     Some(size) => {
                         let n = len.saturating_mul(size);
-                        self.take(n, || format!("the {len} elements of metadata key '{key}'"))?;
+                        self.take(n, || {
+                            format!("the {len} elements of metadata key '{}'", shown(key))
+                        })?;
                     }
                     None => {
                         // Strings and arrays: each takes at least 8 bytes, so a bogus length ends at the file's end.

@@ -11,6 +11,7 @@
 //! Nothing here touches a GPU; the crate depends only on `half` and `thiserror`.
 
 pub mod gguf;
+pub mod input;
 pub mod q6k;
 pub mod quantize;
 
@@ -48,6 +49,16 @@ pub enum FormatError {
         index: usize,
         /// Its value (NaN, inf or -inf).
         value: f32,
+    },
+    /// Finite weights whose block needs a super-block scale beyond f16's largest finite value.
+    #[error(
+        "block {block} has weights of magnitude {amax:e}, too large for q6_K: its f16 scale d would overflow to infinity (weights must stay below about 2.68e8 in magnitude)"
+    )]
+    ScaleOverflow {
+        /// Index of the block (256 weights each).
+        block: usize,
+        /// The largest magnitude in it.
+        amax: f32,
     },
     /// Reading a GGUF file failed.
     #[error(transparent)]

@@ -16,6 +16,10 @@ use half::f16;
 /// Below this absolute maximum a group counts as all zero (ggml's `GROUP_MAX_EPS`).
 const GROUP_MAX_EPS: f32 = 1e-15;
 
+/// The largest magnitude q6_K can hold: f16's largest finite `d` (65504) times 128 (the largest int8 scale
+/// step) times 32 (the largest quant), about 2.68e8.
+pub const MAX_WEIGHT: f32 = 65504.0 * 128.0 * 32.0;
+
 /// Weights per sub-block, each with its own int8 scale.
 const SUB: usize = 16;
 
@@ -165,7 +169,8 @@ pub fn quantize_block(x: &[f32; BLOCK_WEIGHTS]) -> [u8; BLOCK_BYTES] {
 /// Quantizes f32 weights (any number of rows, each a whole number of 256-weight blocks, laid end to end) into
 /// q6_K blocks, byte-identical to ggml's `quantize_row_q6_K_ref`.
 ///
-/// Fails if the length is not a multiple of 256, or on the first NaN or infinite weight (naming its index).
+/// Fails if the length is not a multiple of 256, on the first NaN or infinite weight (naming its index), or on
+/// the first block whose weights are too large for q6_K's f16 scale (naming the block).
 pub fn quantize_rows(weights: &[f32]) -> Result<Vec<u8>, FormatError> {
     let (blocks, rest) = weights.as_chunks::<BLOCK_WEIGHTS>();
     if !rest.is_empty() {
@@ -178,8 +183,18 @@ pub fn quantize_rows(weights: &[f32]) -> Result<Vec<u8>, FormatError> {
         });
     }
     let mut out = Vec::with_capacity(blocks.len() * BLOCK_BYTES);
-    for block in blocks {
-        out.extend_from_slice(&quantize_block(block));
+    for (index, block) in blocks.iter().enumerate() {
+        let bytes = quantize_block(block);
+        // Finite weights can still need a super-block scale past f16's range (|w| above about 2.68e8): ggml
+        // would write d = inf, which dequantizes to NaN; refuse instead.
+        // Far larger weights (|w| above about 1.8e19, whose squares overflow f32) even lose their scales in
+        // the search and would come out as an all-zero block: refuse those by their magnitude.
+        let d = f16::from_le_bytes([bytes[D_OFFSET], bytes[D_OFFSET + 1]]);
+        let amax = block.iter().fold(0.0f32, |m, w| m.max(w.abs()));
+        if !d.is_finite() || amax > MAX_WEIGHT {
+            return Err(FormatError::ScaleOverflow { block: index, amax });
+        }
+        out.extend_from_slice(&bytes);
     }
     Ok(out)
 }

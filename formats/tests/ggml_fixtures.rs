@@ -1,4 +1,4 @@
-//! The quantizer and the dequantizer against ggml's own output (shared/fixtures/q6k-ggml-ref, produced by ggml's
+//! The quantizer and the dequantizer against ggml's own output (tests/fixtures/q6k-ggml-ref, a copy of ggml's output produced by ggml's
 //! `quantize_row_q6_K_ref` and `dequantize_row_q6_K` built without fused multiply-adds): bytes and bits must be
 //! identical. A missing fixture folder fails the test; it never skips.
 
@@ -7,17 +7,14 @@ use std::path::{Path, PathBuf};
 use mmqgen_formats::q6k::{dequantize_rows, BLOCK_BYTES, BLOCK_WEIGHTS};
 use mmqgen_formats::quantize::quantize_rows;
 
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/fixtures/q6k-ggml-ref"
-);
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/q6k-ggml-ref");
 const ROWS: usize = 172;
 
 fn read(name: &str) -> Vec<u8> {
     let dir = Path::new(FIXTURES);
     assert!(
         dir.is_dir(),
-        "the ggml q6_K fixtures are missing: expected the folder {} (shared/fixtures/q6k-ggml-ref beside the repo)",
+        "the ggml q6_K fixtures are missing: expected the folder {} (formats/tests/fixtures/q6k-ggml-ref in the repo)",
         dir.display()
     );
     let path: PathBuf = dir.join(name);

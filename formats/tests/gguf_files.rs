@@ -13,7 +13,7 @@ const RANDOM_BLOCKS: &[u8] = include_bytes!("fixtures/random_blocks.q6k");
 const RANDOM_DEQUANT: &[u8] = include_bytes!("fixtures/random_blocks_dequant.f32");
 const GGML_REF: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/fixtures/q6k-ggml-ref/ggml.q6k"
+    "/tests/fixtures/q6k-ggml-ref/ggml.q6k"
 );
 
 const Q6K_NAME: &str = "blk.0.ffn_down.weight";

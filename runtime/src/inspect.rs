@@ -42,8 +42,9 @@ pub enum InspectError {
     #[error("ptxas reported no entry point named '{kernel}' (its report names: {reported})")]
     MissingKernel { kernel: String, reported: String },
     /// The module compiled, but NVRTC's log holds no ptxas report at all. Seen on the H200's NVRTC 13.0 for
-    /// every compile after a process's first in `mmqgen run` (docs/PERF.md): the cubin is fine, the figures
-    /// are missing.
+    /// compiles after a process's first in `mmqgen run`: NVRTC (12.9 and later) served them from its own
+    /// compilation cache, so ptxas never ran. The compile options now turn that cache off (`--no-cache`,
+    /// compile/nvrtc.rs); should a log still lack the report, `run` says so and `check` fails.
     #[error(
         "NVRTC's log for '{kernel}' holds no ptxas report, so its registers and spills are unknown"
     )]

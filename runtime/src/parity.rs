@@ -20,6 +20,7 @@
 //! The comparison logic works on host vectors ([`compare_all`], [`compare_sampled`], [`count_unwritten`],
 //! [`compare_quantized`], [`sample_indices`]) so it is tested without a GPU.
 
+use crate::formats::input::shown;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -92,26 +93,48 @@ impl fmt::Display for Shape {
     }
 }
 
+impl Shape {
+    /// The shape `m, n, k` if a kernel can run it: the one shape check ([`check_shape`]) behind every command
+    /// that takes a shape (`explain`, `parity`, `bench`, `profile`, `tune`, and `Mmq::matmul`).
+    pub fn checked(m: u64, n: u64, k: u64) -> Result<Shape, ShapeError> {
+        let dim = |what: &'static str, v: u64| {
+            usize::try_from(v).map_err(|_| ShapeError::TooLarge {
+                what: what.to_string(),
+                value: usize::MAX,
+            })
+        };
+        let (m, n, k) = (dim("m", m)?, dim("n", n)?, dim("K", k)?);
+        check_shape(m, n, k)?;
+        Ok(Shape::new(m, n, k))
+    }
+}
+
 impl FromStr for Shape {
     type Err = String;
     /// `m,n,k`, e.g. `1000,77,2816`; refuses what no kernel can run, with a sentence.
     fn from_str(s: &str) -> Result<Shape, String> {
         let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+        let shown_s = shown(s);
         if parts.len() != 3 {
             return Err(format!(
-                "'{s}' is not a shape: write m,n,k (weight rows, tokens, K), for example 1000,77,2816"
+                "'{shown_s}' is not a shape: write m,n,k (weight rows, tokens, K), for example 1000,77,2816"
             ));
         }
-        let mut v = [0usize; 3];
+        let mut v = [0u64; 3];
         for (slot, (part, what)) in v.iter_mut().zip(parts.iter().zip(["m", "n", "K"])) {
-            *slot = part.parse().map_err(|_| {
-                format!("'{part}' in shape '{s}' is not a whole number, so it cannot be {what}")
+            *slot = part.parse().map_err(|e: std::num::ParseIntError| {
+                let why = match e.kind() {
+                    std::num::IntErrorKind::PosOverflow => "is out of range (too large)",
+                    _ => "is not a whole number",
+                };
+                format!(
+                    "'{}' in shape '{shown_s}' {why}, so it cannot be {what}",
+                    shown(part)
+                )
             })?;
         }
-        let shape = Shape::new(v[0], v[1], v[2]);
-        check_shape(shape.m, shape.n, shape.k)
-            .map_err(|e| format!("shape '{s}' cannot be run: {e}"))?;
-        Ok(shape)
+        Shape::checked(v[0], v[1], v[2])
+            .map_err(|e| format!("shape '{shown_s}' cannot be run: {e}"))
     }
 }
 
@@ -154,12 +177,9 @@ impl fmt::Display for GgufTensorRef {
 /// Why a GGUF tensor cannot give a case its weights. Each variant displays as one sentence.
 #[derive(Debug, thiserror::Error)]
 pub enum GgufWeightsError {
-    #[error("cannot read the GGUF file {}: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    /// Not a readable regular file within the cap, with [`crate::formats::input`]'s sentence.
+    #[error(transparent)]
+    Input(Box<crate::formats::input::InputError>),
     #[error("cannot take the parity weights from {}: {source}", path.display())]
     Gguf {
         path: PathBuf,
@@ -187,10 +207,9 @@ pub struct GgufWeights {
 impl GgufWeights {
     /// Reads `source.path` and copies out the q6_K tensor `source.tensor` (the rest of the file is dropped).
     pub fn load(source: &GgufTensorRef) -> Result<GgufWeights, GgufWeightsError> {
-        let bytes = std::fs::read(&source.path).map_err(|e| GgufWeightsError::Read {
-            path: source.path.clone(),
-            source: e,
-        })?;
+        let bytes =
+            crate::formats::input::read_capped(&source.path, crate::formats::input::GGUF_FILE)
+                .map_err(|e| GgufWeightsError::Input(Box::new(e)))?;
         GgufWeights::from_bytes(source, &bytes)
     }
 

@@ -15,9 +15,10 @@
 //! variant = "fold_per32"  # declared or canonical name
 //! ```
 
-use crate::catalogue::find;
-use crate::codegen::spec_file::{variants_from_toml, SpecError};
+use crate::codegen::spec_file::{parse_toml, variants_from_toml, SpecError};
 use crate::codegen::{canonical_name, Arch, NumericsMode, VariantDescription};
+use crate::formats::input::shown;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 /// The default selection, embedded in the binary.
@@ -92,7 +93,7 @@ impl Rule {
     /// `rule 2 'decode'`, or `rule 2` when unnamed.
     pub fn label(&self) -> String {
         if self.named {
-            format!("rule {} '{}'", self.index + 1, self.name)
+            format!("rule {} '{}'", self.index + 1, shown(&self.name))
         } else {
             format!("rule {}", self.index + 1)
         }
@@ -202,8 +203,9 @@ pub enum ConfigError {
     /// A `[[variant]]` table, with the validator's own sentence.
     #[error(transparent)]
     Variant(#[from] SpecError),
-    #[error("the config's variant '{name}' is already taken (by {canonical}); pick another name")]
-    VariantNameTaken { name: String, canonical: String },
+    /// A declared variant whose name (or canonical name) another variant already answers to.
+    #[error("the config's {0}")]
+    VariantNameTaken(NameClash),
     #[error("{rule}: {problem}")]
     Rule { rule: String, problem: RuleProblem },
 }
@@ -321,6 +323,18 @@ pub enum Finding {
         label: String,
         by: Vec<String>,
     },
+    /// A rule that admits no valid shape (K is a multiple of 256; m, n and K are at most [`MAX_SHAPE_DIM`]).
+    NeverMatches {
+        rule: usize,
+        label: String,
+        /// Why, e.g. `k 100 holds no multiple of 256, ...`.
+        why: String,
+    },
+    /// Informational: so many m- or K-limited earlier rules overlap this rule that the exact dead-rule test
+    /// was not run for it; it is counted as live.
+    Unchecked { rule: usize, label: String },
+    /// Informational: overlaps beyond the first `listed` are not listed.
+    OverlapsCut { listed: usize },
     /// Informational: two live rules share shapes; the earlier wins there.
     Overlap {
         rule: usize,
@@ -342,7 +356,10 @@ impl Finding {
     pub fn is_problem(&self) -> bool {
         matches!(
             self,
-            Finding::NoRules | Finding::Gap { .. } | Finding::DeadRule { .. }
+            Finding::NoRules
+                | Finding::Gap { .. }
+                | Finding::DeadRule { .. }
+                | Finding::NeverMatches { .. }
         )
     }
 }
@@ -376,6 +393,18 @@ impl fmt::Display for Finding {
                 "dead rule: {label} never matches: {} {} every shape it covers (first match wins)",
                 join_and(by),
                 if by.len() == 1 { "takes" } else { "take" }
+            ),
+            Finding::NeverMatches { label, why, .. } => {
+                write!(f, "dead rule: {label} never matches a valid shape: {why}")
+            }
+            Finding::Unchecked { label, .. } => write!(
+                f,
+                "unchecked (informational): {label} overlaps more m- or K-limited earlier rules than the exact \
+                 dead-rule test takes; it is counted as live"
+            ),
+            Finding::OverlapsCut { listed } => write!(
+                f,
+                "overlaps (informational): only the first {listed} overlaps are listed"
             ),
             Finding::Overlap {
                 label,
@@ -473,7 +502,8 @@ fn parse_bounds(key: &str, value: &toml::Value) -> Result<Bounds, RuleProblem> {
         toml::Value::Table(table) => {
             if let Some(unknown) = table.keys().find(|k| *k != "min" && *k != "max") {
                 return Err(bad(format!(
-                    "has an unknown key `{unknown}`; a range table takes min and max"
+                    "has an unknown key `{}`; a range table takes min and max",
+                    shown(unknown)
                 )));
             }
             if table.is_empty() {
@@ -522,17 +552,18 @@ fn parse_rule(
     index: usize,
     value: &toml::Value,
     known: &[VariantDescription],
+    names: &VariantNames,
 ) -> Result<Rule, RuleProblem> {
     let table = value.as_table().ok_or(RuleProblem::NotATable)?;
     if let Some(key) = table.keys().find(|k| !RULE_KEYS.contains(&k.as_str())) {
-        return Err(RuleProblem::UnknownKey { key: key.clone() });
+        return Err(RuleProblem::UnknownKey { key: shown(key) });
     }
     let arch_text = string_key(table, "arch", "sm_90")?.ok_or(RuleProblem::MissingKey {
         key: "arch",
         hint: "every rule names an architecture, such as arch = \"sm_90\"",
     })?;
     let arch = arch_from_str(arch_text).ok_or_else(|| RuleProblem::UnknownArch {
-        arch: arch_text.to_string(),
+        arch: shown(arch_text),
     })?;
     let tokens = table
         .get("tokens")
@@ -556,13 +587,17 @@ fn parse_rule(
             key: "variant",
             hint: "every rule names the variant it selects, such as variant = \"fold_per32\"",
         })?;
-    let variant = find(known, variant_name).ok_or_else(|| RuleProblem::UnknownVariant {
-        name: variant_name.to_string(),
-        known: known.iter().map(|v| v.name.to_string()).collect(),
-    })?;
+    let variant =
+        names
+            .get(variant_name)
+            .map(|i| &known[i])
+            .ok_or_else(|| RuleProblem::UnknownVariant {
+                name: shown(variant_name),
+                known: listed(known.iter().map(|v| v.name.to_string()), known.len()),
+            })?;
     if !variant.archs.contains(arch) {
         return Err(RuleProblem::ArchNotSupported {
-            variant: variant_name.to_string(),
+            variant: shown(variant_name),
             arch,
             archs: variant.archs.to_string(),
         });
@@ -581,6 +616,95 @@ fn parse_rule(
     })
 }
 
+/// Names in a list shown in a sentence: the first [`NAMES_LISTED`], then how many more.
+const NAMES_LISTED: usize = 40;
+
+fn listed(names: impl Iterator<Item = String>, count: usize) -> Vec<String> {
+    let mut out: Vec<String> = names.take(NAMES_LISTED).map(|n| shown(&n)).collect();
+    if count > NAMES_LISTED {
+        out.push(format!("and {} more", count - NAMES_LISTED));
+    }
+    out
+}
+
+/// A variant whose declared or canonical name another variant already answers to; lookups by that name would
+/// return the other one, so it is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameClash {
+    /// Its declared name is another variant's declared or canonical name.
+    #[error("variant '{name}' is already taken (by {by}); pick another name")]
+    Name { name: String, by: String },
+    /// It renders the same kernel as another variant, whose canonical name is already taken.
+    #[error(
+        "variant '{name}' is the same kernel as variant '{other}' (canonical name {canonical}), which is already \
+         declared; declare each kernel once"
+    )]
+    Canonical {
+        name: String,
+        other: String,
+        canonical: String,
+    },
+}
+
+/// Every declared and canonical name of a list of variants, for lookups in constant time and for refusing a
+/// variant whose names are taken (DECISIONS.md 7: names are unique across declared and canonical names).
+#[derive(Clone, Debug, Default)]
+pub struct VariantNames {
+    /// name -> (index, whether it is the declared name).
+    map: HashMap<String, (usize, bool)>,
+}
+
+impl VariantNames {
+    /// The names of `list`, which is trusted as given (the catalogue); later variants are added with
+    /// [`VariantNames::add`]. On a name shared inside `list`, the first variant keeps it, as `find` does.
+    pub fn new(list: &[VariantDescription]) -> VariantNames {
+        let mut names = VariantNames::default();
+        for (i, v) in list.iter().enumerate() {
+            names.map.entry(v.name.to_string()).or_insert((i, true));
+        }
+        for (i, v) in list.iter().enumerate() {
+            names.map.entry(canonical_name(v)).or_insert((i, false));
+        }
+        names
+    }
+
+    /// Adds `v` as variant `index` of `list` (its index once pushed), or says which of its names is taken.
+    pub fn add(
+        &mut self,
+        v: &VariantDescription,
+        index: usize,
+        list: &[VariantDescription],
+    ) -> Result<(), NameClash> {
+        let canonical = canonical_name(v);
+        if let Some(&(owner, declared)) = self.map.get(v.name.as_ref()) {
+            let other = &list[owner];
+            return Err(NameClash::Name {
+                name: shown(&v.name),
+                by: if declared {
+                    canonical_name(other)
+                } else {
+                    format!("the canonical name of variant '{}'", shown(&other.name))
+                },
+            });
+        }
+        if let Some(&(owner, _)) = self.map.get(&canonical) {
+            return Err(NameClash::Canonical {
+                name: shown(&v.name),
+                other: shown(&list[owner].name),
+                canonical,
+            });
+        }
+        self.map.insert(v.name.to_string(), (index, true));
+        self.map.entry(canonical).or_insert((index, false));
+        Ok(())
+    }
+
+    /// The index of the variant answering to `name` (declared or canonical).
+    pub fn get(&self, name: &str) -> Option<usize> {
+        self.map.get(name).map(|&(i, _)| i)
+    }
+}
+
 /// A parsed, validated selection config.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -594,25 +718,17 @@ impl Config {
     /// Parses a config; rule variants are looked up in `catalogue` (the catalogue plus `--variants` extras)
     /// and in the config's own `[[variant]]` tables.
     pub fn parse(text: &str, catalogue: &[VariantDescription]) -> Result<Config, ConfigError> {
-        let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            let line = e
-                .span()
-                .map(|span| format!(" (line {})", text[..span.start].matches('\n').count() + 1))
-                .unwrap_or_default();
-            ConfigError::Toml(format!("{}{line}", e.message().trim()))
-        })?;
+        let doc = parse_toml(text).map_err(ConfigError::Toml)?;
         if let Some(key) = doc.keys().find(|k| *k != "rule" && *k != "variant") {
-            return Err(ConfigError::UnknownTopKey(key.clone()));
+            return Err(ConfigError::UnknownTopKey(shown(key)));
         }
         let declared = variants_from_toml(&doc)?;
+        let mut names = VariantNames::new(catalogue);
         let mut known = catalogue.to_vec();
         for v in &declared {
-            if let Some(clash) = known.iter().find(|k| k.name == v.name) {
-                return Err(ConfigError::VariantNameTaken {
-                    name: v.name.to_string(),
-                    canonical: canonical_name(clash),
-                });
-            }
+            names
+                .add(v, known.len(), &known)
+                .map_err(ConfigError::VariantNameTaken)?;
             known.push(v.clone());
         }
         let raw_rules = match doc.get("rule") {
@@ -621,26 +737,28 @@ impl Config {
             Some(_) => return Err(ConfigError::RuleShape),
         };
         let mut rules: Vec<Rule> = Vec::with_capacity(raw_rules.len());
+        let mut rule_names: HashMap<String, usize> = HashMap::new();
         for (index, raw) in raw_rules.iter().enumerate() {
             let label = || match raw.get("name").and_then(|n| n.as_str()) {
-                Some(name) => format!("rule {} '{name}'", index + 1),
+                Some(name) => format!("rule {} '{}'", index + 1, shown(name)),
                 None => format!("rule {}", index + 1),
             };
-            let rule = parse_rule(index, raw, &known).map_err(|problem| ConfigError::Rule {
-                rule: label(),
-                problem,
-            })?;
-            if let Some(first) = rules
-                .iter()
-                .find(|r| r.named && rule.named && r.name == rule.name)
-            {
-                return Err(ConfigError::Rule {
+            let rule =
+                parse_rule(index, raw, &known, &names).map_err(|problem| ConfigError::Rule {
                     rule: label(),
-                    problem: RuleProblem::DuplicateName {
-                        name: rule.name.clone(),
-                        first: first.index + 1,
-                    },
-                });
+                    problem,
+                })?;
+            if rule.named {
+                if let Some(&first) = rule_names.get(rule.name.as_str()) {
+                    return Err(ConfigError::Rule {
+                        rule: label(),
+                        problem: RuleProblem::DuplicateName {
+                            name: shown(&rule.name),
+                            first: first + 1,
+                        },
+                    });
+                }
+                rule_names.insert(rule.name.clone(), index);
             }
             rules.push(rule);
         }
@@ -736,72 +854,146 @@ impl Config {
         }
     }
 
-    /// Gaps, dead rules, overlaps and numerics-mode mixes, per architecture, in that order.
+    /// Gaps (for every architecture mmqgen targets, not only those the config names), rules that can never
+    /// match a valid shape, dead rules, overlaps and numerics-mode mixes, in that order.
+    ///
+    /// The work grows about linearly with the rule count: covered token ranges are kept merged, earlier rules
+    /// are found through an index by token range, and the exact test for a rule that only a mix of m- or
+    /// K-limited rules could cover is bounded ([`Finding::Unchecked`] says when a rule exceeded it).
     pub fn check(&self) -> Vec<Finding> {
         if self.rules.is_empty() {
             return vec![Finding::NoRules];
         }
-        let mut archs: Vec<Arch> = self.rules.iter().map(|r| r.arch).collect();
-        archs.sort();
-        archs.dedup();
+        let boxes: Vec<Result<Box3, String>> = self.rules.iter().map(Box3::of).collect();
         let mut findings = Vec::new();
-        for &arch in &archs {
-            findings.extend(self.gaps(arch));
+        for arch in Arch::ALL {
+            findings.extend(self.gaps(arch, &boxes));
         }
-        let dead: Vec<bool> = self.rules.iter().map(|r| self.is_dead(r)).collect();
-        for rule in &self.rules {
-            if dead[rule.index] {
-                findings.push(Finding::DeadRule {
+        for (rule, b) in self.rules.iter().zip(&boxes) {
+            if let Err(why) = b {
+                findings.push(Finding::NeverMatches {
                     rule: rule.index,
                     label: rule.label(),
-                    by: self.earlier_overlapping(rule).map(Rule::label).collect(),
+                    why: why.clone(),
                 });
             }
         }
-        for rule in self.rules.iter().filter(|r| !dead[r.index]) {
-            for earlier in self.earlier_overlapping(rule).filter(|e| !dead[e.index]) {
-                if let Some(shared) = intersect(&rule.dims(), &earlier.dims()) {
-                    findings.push(Finding::Overlap {
+        let mut per_arch: HashMap<Arch, ArchRules> = HashMap::new();
+        let mut cells_left = CELL_BUDGET;
+        let mut live = vec![false; self.rules.len()];
+        let mut overlaps = Vec::new();
+        let mut overlaps_cut = false;
+        for (rule, b) in self.rules.iter().zip(&boxes) {
+            let Ok(b) = b else { continue };
+            let arch = per_arch.entry(rule.arch).or_default();
+            match arch.verdict(b, &mut cells_left) {
+                Coverage::Covered => findings.push(Finding::DeadRule {
+                    rule: rule.index,
+                    label: rule.label(),
+                    by: arch.some_earlier(b, |i| self.rules[i].label()),
+                }),
+                Coverage::Unknown => {
+                    findings.push(Finding::Unchecked {
                         rule: rule.index,
                         label: rule.label(),
-                        earlier: earlier.label(),
-                        arch: rule.arch,
-                        shared,
                     });
+                    live[rule.index] = true;
                 }
+                Coverage::Open => live[rule.index] = true,
             }
+            if live[rule.index] && !overlaps_cut {
+                let (mut earlier, complete) = arch.earlier_overlapping(b, OVERLAP_WALK);
+                earlier.retain(|&i| live[i]);
+                earlier.sort_unstable();
+                for i in earlier {
+                    if overlaps.len() == MAX_OVERLAPS {
+                        overlaps_cut = true;
+                        break;
+                    }
+                    let e = &self.rules[i];
+                    if let Some(shared) = intersect(&rule.dims(), &e.dims()) {
+                        overlaps.push(Finding::Overlap {
+                            rule: rule.index,
+                            label: rule.label(),
+                            earlier: e.label(),
+                            arch: rule.arch,
+                            shared,
+                        });
+                    }
+                }
+                overlaps_cut |= !complete;
+            }
+            arch.insert(rule.index, b);
         }
-        for &arch in &archs {
-            let mut modes: Vec<(NumericsMode, Vec<String>)> = Vec::new();
+        findings.extend(overlaps);
+        if overlaps_cut {
+            findings.push(Finding::OverlapsCut {
+                listed: MAX_OVERLAPS,
+            });
+        }
+        for arch in Arch::ALL {
+            let mut modes: Vec<(NumericsMode, Vec<String>, usize)> = Vec::new();
             for rule in self
                 .rules
                 .iter()
-                .filter(|r| r.arch == arch && !dead[r.index])
+                .filter(|r| r.arch == arch && live[r.index])
             {
                 match modes
                     .iter_mut()
-                    .find(|(mode, _)| *mode == rule.variant.mode)
+                    .find(|(mode, _, _)| *mode == rule.variant.mode)
                 {
-                    Some((_, labels)) => labels.push(rule.label()),
-                    None => modes.push((rule.variant.mode, vec![rule.label()])),
+                    Some((_, labels, count)) => {
+                        *count += 1;
+                        if labels.len() < NAMES_LISTED {
+                            labels.push(rule.label());
+                        }
+                    }
+                    None => modes.push((rule.variant.mode, vec![rule.label()], 1)),
                 }
             }
             if modes.len() > 1 {
+                let modes = modes
+                    .into_iter()
+                    .map(|(mode, mut labels, count)| {
+                        if count > labels.len() {
+                            labels.push(format!("{} more rules", count - labels.len()));
+                        }
+                        (mode, labels)
+                    })
+                    .collect();
                 findings.push(Finding::ModeMix { arch, modes });
             }
         }
         findings
     }
 
-    /// Token ranges in `1..=CHECK_MAX_TOKENS` that no rule of `arch` without an m or K limit covers.
-    fn gaps(&self, arch: Arch) -> Vec<Finding> {
-        let mut covered: Vec<(u64, u64)> = self
-            .rules
-            .iter()
-            .filter(|r| r.arch == arch && r.m.is_any() && r.k.is_any())
-            .map(|r| (r.tokens.min, r.tokens.hi()))
+    /// Token ranges in `1..=CHECK_MAX_TOKENS` that no rule of `arch` covering every valid m and K serves.
+    fn gaps(&self, arch: Arch, boxes: &[Result<Box3, String>]) -> Vec<Finding> {
+        let of_arch = || {
+            self.rules
+                .iter()
+                .zip(boxes)
+                .filter(move |(r, _)| r.arch == arch)
+                .filter_map(|(_, b)| b.as_ref().ok())
+        };
+        let mut covered: Vec<(u64, u64)> = of_arch()
+            .filter(|b| b.is_full())
+            .map(|b| (b.lo[0], b.hi[0]))
             .collect();
-        covered.sort();
+        covered.sort_unstable();
+        // Every rule's token range, sorted, with the running maximum of their ends: does any rule touch a gap?
+        let mut any: Vec<(u64, u64)> = of_arch().map(|b| (b.lo[0], b.hi[0])).collect();
+        any.sort_unstable();
+        let mut reach = Vec::with_capacity(any.len());
+        let mut max_hi = 0;
+        for &(_, hi) in &any {
+            max_hi = max_hi.max(hi);
+            reach.push(max_hi);
+        }
+        let touched = |from: u64, to: u64| {
+            let p = any.partition_point(|&(lo, _)| lo <= to);
+            p > 0 && reach[p - 1] >= from
+        };
         let mut gaps = Vec::new();
         let mut next = 1u64; // the smallest n not yet known to be covered
         for (lo, hi) in covered {
@@ -818,46 +1010,221 @@ impl Config {
         }
         gaps.into_iter()
             .filter(|(from, _)| *from <= CHECK_MAX_TOKENS)
-            .map(|(from, to)| {
-                let gap = Bounds {
-                    min: from,
-                    max: Some(to),
-                };
-                Finding::Gap {
-                    arch,
-                    from,
-                    to,
-                    partly_limited: self
-                        .rules
-                        .iter()
-                        .any(|r| r.arch == arch && r.tokens.intersect(&gap).is_some()),
-                }
+            .map(|(from, to)| Finding::Gap {
+                arch,
+                from,
+                to,
+                partly_limited: touched(from, to),
             })
             .collect()
     }
+}
 
-    fn earlier_overlapping<'s>(&'s self, rule: &'s Rule) -> impl Iterator<Item = &'s Rule> + 's {
-        self.rules[..rule.index]
-            .iter()
-            .filter(move |e| e.arch == rule.arch && intersect(&rule.dims(), &e.dims()).is_some())
+/// The largest m, n or K that [`crate::launch::check_shape`] accepts on its own (it also bounds products);
+/// `config check` treats a rule that admits no shape within these as one that can never match.
+pub const MAX_SHAPE_DIM: u64 = i32::MAX as u64;
+/// K comes in super-blocks of 256.
+const SUPER_BLOCK: u64 = 256;
+/// How many overlaps `config check` lists.
+const MAX_OVERLAPS: usize = 200;
+/// How many earlier rules a search for overlaps visits per rule.
+const OVERLAP_WALK: usize = 4096;
+/// How many earlier rules the exact dead-rule test takes for one rule.
+const EXACT_RULES: usize = 64;
+/// Cells the exact dead-rule tests may visit over the whole check.
+const CELL_BUDGET: u64 = 50_000_000;
+
+/// A rule's shapes within what [`crate::launch::check_shape`] accepts: inclusive `[lo, hi]` of n, m and K in
+/// super-blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Box3 {
+    lo: [u64; 3],
+    hi: [u64; 3],
+}
+
+impl Box3 {
+    const DOMAIN: Box3 = Box3 {
+        lo: [1, 1, 1],
+        hi: [MAX_SHAPE_DIM, MAX_SHAPE_DIM, MAX_SHAPE_DIM / SUPER_BLOCK],
+    };
+
+    /// The rule's box, or why it holds no valid shape.
+    fn of(rule: &Rule) -> Result<Box3, String> {
+        let mut b = Box3::DOMAIN;
+        for (d, (key, bounds)) in [("tokens", rule.tokens), ("m", rule.m), ("k", rule.k)]
+            .into_iter()
+            .enumerate()
+        {
+            let (mut lo, mut hi) = (bounds.min, bounds.hi());
+            if d == 2 {
+                if lo.div_ceil(SUPER_BLOCK) > hi / SUPER_BLOCK {
+                    return Err(format!(
+                        "k {bounds} holds no multiple of 256, and K is always one (q6_K super-blocks)"
+                    ));
+                }
+                (lo, hi) = (lo.div_ceil(SUPER_BLOCK), hi / SUPER_BLOCK);
+            }
+            if lo > b.hi[d] {
+                return Err(format!(
+                    "{key} {bounds} lies above {MAX_SHAPE_DIM}, the largest {} a matmul accepts",
+                    if d == 0 {
+                        "n"
+                    } else if d == 1 {
+                        "m"
+                    } else {
+                        "K"
+                    }
+                ));
+            }
+            b.lo[d] = lo.max(b.lo[d]);
+            b.hi[d] = hi.min(b.hi[d]);
+        }
+        Ok(b)
     }
 
-    /// Whether the union of earlier rules of the same arch covers the rule's whole box. The box is cut
-    /// into cells at every earlier rule's edges; each cell is inside or outside each earlier box as a whole,
-    /// so testing one corner per cell is exact.
-    fn is_dead(&self, rule: &Rule) -> bool {
-        let earlier: Vec<[Bounds; 3]> = self.earlier_overlapping(rule).map(Rule::dims).collect();
-        if earlier.is_empty() {
-            return false;
+    /// Whether m and K are unlimited (within valid shapes).
+    fn is_full(&self) -> bool {
+        (1..3).all(|d| self.lo[d] == Box3::DOMAIN.lo[d] && self.hi[d] == Box3::DOMAIN.hi[d])
+    }
+
+    fn overlaps(&self, other: &Box3) -> bool {
+        (0..3).all(|d| self.lo[d] <= other.hi[d] && other.lo[d] <= self.hi[d])
+    }
+}
+
+/// How earlier rules cover a rule's box.
+enum Coverage {
+    Covered,
+    Open,
+    /// The exact test would take more than its bounds.
+    Unknown,
+}
+
+/// The rules of one architecture seen so far, indexed for the dead-rule and overlap tests.
+#[derive(Default)]
+struct ArchRules {
+    /// Merged, disjoint token ranges of the rules without m or K limits: `lo -> hi`.
+    full: BTreeMap<u64, u64>,
+    /// Every rule by `(token lo, index)`, with its box.
+    all: BTreeMap<(u64, usize), Box3>,
+    /// The longest token range in `all`, to stop searches early.
+    all_span: u64,
+    /// The rules with m or K limits, the same way.
+    partial: BTreeMap<(u64, usize), Box3>,
+    partial_span: u64,
+}
+
+impl ArchRules {
+    fn insert(&mut self, index: usize, b: &Box3) {
+        let span = b.hi[0] - b.lo[0];
+        self.all.insert((b.lo[0], index), *b);
+        self.all_span = self.all_span.max(span);
+        if !b.is_full() {
+            self.partial.insert((b.lo[0], index), *b);
+            self.partial_span = self.partial_span.max(span);
+            return;
         }
-        let own = rule.dims();
-        // Half-open cell edges per dimension, in u128 so that an open end (u64::MAX) + 1 fits.
+        // Merge [lo, hi] with the ranges it touches.
+        let (mut lo, mut hi) = (b.lo[0], b.hi[0]);
+        if let Some((&l, &h)) = self.full.range(..=lo).next_back() {
+            if h.saturating_add(1) >= lo {
+                lo = l;
+                hi = hi.max(h);
+            }
+        }
+        let touching: Vec<u64> = self
+            .full
+            .range(lo..=hi.saturating_add(1))
+            .map(|(&l, _)| l)
+            .collect();
+        for l in touching {
+            if let Some(h) = self.full.remove(&l) {
+                hi = hi.max(h);
+            }
+        }
+        self.full.insert(lo, hi);
+    }
+
+    /// Whether the full rules' merged ranges hold every n of `lo..=hi`.
+    fn full_covers(&self, lo: u64, hi: u64) -> bool {
+        self.full
+            .range(..=lo)
+            .next_back()
+            .is_some_and(|(_, &h)| h >= hi)
+    }
+
+    /// Earlier rules in `map` whose boxes meet `b`, visiting at most `walk` entries; and whether the search
+    /// was complete.
+    fn search(
+        map: &BTreeMap<(u64, usize), Box3>,
+        span: u64,
+        b: &Box3,
+        walk: usize,
+    ) -> (Vec<(usize, Box3)>, bool) {
+        let mut found = Vec::new();
+        for (steps, (&(lo, i), other)) in map.range(..=(b.hi[0], usize::MAX)).rev().enumerate() {
+            if lo.saturating_add(span) < b.lo[0] {
+                return (found, true);
+            }
+            if steps == walk {
+                return (found, false);
+            }
+            if other.overlaps(b) {
+                found.push((i, *other));
+            }
+        }
+        (found, true)
+    }
+
+    fn earlier_overlapping(&self, b: &Box3, walk: usize) -> (Vec<usize>, bool) {
+        let (found, complete) = Self::search(&self.all, self.all_span, b, walk);
+        (found.into_iter().map(|(i, _)| i).collect(), complete)
+    }
+
+    /// A few earlier rules that take part of `b`, for a sentence.
+    fn some_earlier(&self, b: &Box3, label: impl Fn(usize) -> String) -> Vec<String> {
+        let (mut found, complete) = self.earlier_overlapping(b, NAMES_LISTED);
+        found.sort_unstable();
+        let mut by: Vec<String> = found.into_iter().map(label).collect();
+        if !complete || by.is_empty() {
+            by.push("other earlier rules".to_string());
+        }
+        by
+    }
+
+    /// Whether earlier rules take every shape of `b`. The full rules decide most cases through their merged
+    /// ranges; otherwise the box is cut into cells at every overlapping earlier rule's edges (each cell is then
+    /// inside or outside each earlier box as a whole, so testing one corner per cell is exact).
+    fn verdict(&self, b: &Box3, cells_left: &mut u64) -> Coverage {
+        if self.full_covers(b.lo[0], b.hi[0]) {
+            return Coverage::Covered;
+        }
+        let (partial, complete) = Self::search(&self.partial, self.partial_span, b, EXACT_RULES);
+        if partial.is_empty() && complete {
+            return Coverage::Open;
+        }
+        if !complete {
+            return Coverage::Unknown;
+        }
+        let mut earlier: Vec<Box3> = partial.into_iter().map(|(_, e)| e).collect();
+        for (&lo, &hi) in self.full.range(..=b.hi[0]).rev() {
+            if hi < b.lo[0] {
+                break;
+            }
+            if earlier.len() > 2 * EXACT_RULES {
+                return Coverage::Unknown;
+            }
+            earlier.push(Box3 {
+                lo: [lo, Box3::DOMAIN.lo[1], Box3::DOMAIN.lo[2]],
+                hi: [hi, Box3::DOMAIN.hi[1], Box3::DOMAIN.hi[2]],
+            });
+        }
         let edges: Vec<Vec<u128>> = (0..3)
             .map(|d| {
-                let (lo, end) = (own[d].min as u128, own[d].hi() as u128 + 1);
+                let (lo, end) = (b.lo[d] as u128, b.hi[d] as u128 + 1);
                 let mut cuts = vec![lo, end];
                 for e in &earlier {
-                    for cut in [e[d].min as u128, e[d].hi() as u128 + 1] {
+                    for cut in [e.lo[d] as u128, e.hi[d] as u128 + 1] {
                         if cut > lo && cut < end {
                             cuts.push(cut);
                         }
@@ -868,24 +1235,28 @@ impl Config {
                 cuts
             })
             .collect();
-        // Each cell is named by its lower corner: every cut but the last.
+        let cells: u64 = edges.iter().map(|e| e.len() as u64 - 1).product();
+        if cells > *cells_left {
+            return Coverage::Unknown;
+        }
+        *cells_left -= cells;
         let starts: Vec<&[u128]> = edges.iter().map(|e| &e[..e.len() - 1]).collect();
         for &n in starts[0] {
             for &m in starts[1] {
                 for &k in starts[2] {
-                    let inside = |b: &[Bounds; 3]| {
+                    let inside = |e: &Box3| {
                         [n, m, k]
                             .iter()
-                            .zip(b)
-                            .all(|(&v, r)| v >= r.min as u128 && v <= r.hi() as u128)
+                            .enumerate()
+                            .all(|(d, &v)| v >= e.lo[d] as u128 && v <= e.hi[d] as u128)
                     };
                     if !earlier.iter().any(inside) {
-                        return false;
+                        return Coverage::Open;
                     }
                 }
             }
         }
-        true
+        Coverage::Covered
     }
 }
 

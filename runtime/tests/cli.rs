@@ -92,10 +92,10 @@ fn q6k_dequantize_matches_the_gguf_package_bit_for_bit() {
 
 #[test]
 fn q6k_quantize_reproduces_ggml_and_refuses_bad_input() {
-    let fixtures = repo("../shared/fixtures/q6k-ggml-ref");
+    let fixtures = repo("formats/tests/fixtures/q6k-ggml-ref");
     assert!(
         fixtures.exists(),
-        "the shared ggml fixtures are missing at {}",
+        "the ggml fixtures are missing at {}",
         fixtures.display()
     );
     let out = scratch("ggml.q6k");

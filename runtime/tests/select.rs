@@ -302,11 +302,55 @@ variant = "fold_per32"
     );
     assert_eq!(
         problems(&config),
-        [Finding::DeadRule {
-            rule: 1,
-            label: "rule 2".to_string(),
-            by: vec!["rule 1".to_string()]
-        }]
+        [
+            // A config without sm_80 rules serves no sm_80 shape: that is a gap too.
+            Finding::Gap {
+                arch: Arch::Sm80,
+                from: 1,
+                to: CHECK_MAX_TOKENS,
+                partly_limited: false
+            },
+            Finding::DeadRule {
+                rule: 1,
+                label: "rule 2".to_string(),
+                by: vec!["rule 1".to_string()]
+            }
+        ]
+    );
+}
+
+#[test]
+fn rules_that_admit_no_valid_shape_never_match() {
+    let config = parse(
+        r#"
+[[rule]]
+arch = "sm_90"
+tokens = { min = 1 }
+k = 100
+variant = "fold_per32"
+[[rule]]
+arch = "sm_90"
+tokens = { min = 1 }
+variant = "fold_per32"
+[[rule]]
+arch = "sm_90"
+tokens = { min = 3000000000 }
+variant = "fold_per32"
+"#,
+    );
+    let shown: Vec<String> = problems(&config)
+        .iter()
+        .filter(|f| !matches!(f, Finding::Gap { .. }))
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "dead rule: rule 1 never matches a valid shape: k 100 holds no multiple of 256, and K is always one \
+             (q6_K super-blocks)",
+            "dead rule: rule 3 never matches a valid shape: tokens 3000000000.. lies above 2147483647, the \
+             largest n a matmul accepts",
+        ]
     );
 }
 

@@ -3,6 +3,7 @@
 
 use super::CliError;
 use crate::codegen::VariantDescription;
+use crate::formats::input::{read_text_capped, shown, shown_path, CONFIG_FILE};
 use crate::select::{arch_from_str, Config};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
@@ -37,8 +38,12 @@ pub struct ExplainArgs {
     config: Option<PathBuf>,
 }
 
-/// Reads and parses `file`, or the embedded default; the string names the source for messages.
-fn load(file: Option<&Path>, all: &[VariantDescription]) -> Result<(Config, String), CliError> {
+/// Reads and parses `file`, or the embedded default; the string names the source for messages. Every command
+/// that takes a config file reads it here: a regular file within [`CONFIG_FILE`]'s cap, or one sentence.
+pub(crate) fn load(
+    file: Option<&Path>,
+    all: &[VariantDescription],
+) -> Result<(Config, String), CliError> {
     match file {
         None => {
             let config =
@@ -46,11 +51,10 @@ fn load(file: Option<&Path>, all: &[VariantDescription]) -> Result<(Config, Stri
             Ok((config, "the embedded default config".to_string()))
         }
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read the config {}: {e}", path.display()))?;
+            let text = read_text_capped(path, CONFIG_FILE)?;
             let config =
-                Config::parse(&text, all).map_err(|e| format!("{}: {e}", path.display()))?;
-            Ok((config, path.display().to_string()))
+                Config::parse(&text, all).map_err(|e| format!("{}: {e}", shown_path(path)))?;
+            Ok((config, shown_path(path)))
         }
     }
 }
@@ -74,19 +78,26 @@ pub fn run_config(
             let problems = findings.iter().filter(|f| f.is_problem()).count();
             if problems > 0 {
                 return Err(format!(
-                    "{source} has {problems} problem{} (gaps over n = 1..={} or dead rules)",
+                    "{source} has {problems} problem{} (gaps over n = 1..={} on {}, or dead rules)",
                     if problems == 1 { "" } else { "s" },
-                    crate::select::CHECK_MAX_TOKENS
+                    crate::select::CHECK_MAX_TOKENS,
+                    archs()
                 )
                 .into());
             }
             println!(
-                "ok: no gaps over n = 1..={} and no dead rules",
-                crate::select::CHECK_MAX_TOKENS
+                "ok: no gaps over n = 1..={} on {} and no dead rules",
+                crate::select::CHECK_MAX_TOKENS,
+                archs()
             );
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Every architecture mmqgen targets, for sentences: `sm_80 and sm_90`.
+fn archs() -> String {
+    crate::codegen::Arch::ALL.map(|a| a.keyword()).join(" and ")
 }
 
 /// `mmqgen explain`: the chosen variant (declared and canonical name), the rule, and every rule's verdict.
@@ -94,7 +105,14 @@ pub fn run_explain(args: &ExplainArgs, all: &[VariantDescription]) -> Result<Exi
     let arch = arch_from_str(&args.arch).ok_or_else(|| {
         format!(
             "unknown architecture '{}': mmqgen targets sm_80 and sm_90",
-            args.arch
+            shown(&args.arch)
+        )
+    })?;
+    // The shape check every command shares: a shape no kernel can run has no variant to explain.
+    crate::parity::Shape::checked(args.m, args.n, args.k).map_err(|e| {
+        format!(
+            "the shape m = {}, n = {}, k = {} is not valid: {e}",
+            args.m, args.n, args.k
         )
     })?;
     let (config, source) = load(args.config.as_deref(), all)?;

@@ -12,6 +12,7 @@ mod run;
 mod tune;
 
 use crate::codegen::{canonical_name, spec_file, VariantDescription};
+use crate::formats::input::{read_text_capped, shown, shown_path, VARIANT_FILE};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,9 +24,10 @@ use std::process::ExitCode;
     about = "q6_K MMQ kernel variants: declare, emit, compile, check, time"
 )]
 struct Cli {
-    /// A TOML file of extra `[[variant]]` tables, validated like `variant!`.
-    #[arg(long, global = true)]
-    variants: Option<PathBuf>,
+    /// A TOML file of extra `[[variant]]` tables, validated like `variant!` (repeat for several files: every
+    /// one is read, and names must be unique across all of them and the catalogue).
+    #[arg(long, global = true, action = clap::ArgAction::Append)]
+    variants: Vec<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -90,36 +92,107 @@ pub type CliError = Box<dyn std::error::Error>;
 /// The `mmqgen` binary over a crate's own variants (DECISIONS.md 8): `fn main() -> ExitCode {
 /// mmqgen::cli::main_with(&my_variants()) }`.
 pub fn main_with(catalogue: &[VariantDescription]) -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     match run(cli, catalogue) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("mmqgen: {error}");
+            eprintln!("mmqgen: {}", one_line(&error.to_string()));
             ExitCode::FAILURE
         }
     }
 }
 
+/// The most characters of an argument parser's message shown (it quotes the arguments).
+const USAGE_CHARS: usize = 1000;
+
+/// Help and version go to stdout as clap writes them; a usage error is one line on stderr, exit status 2.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprintln!(
+                "mmqgen: a subcommand is needed, such as run, list or explain (see mmqgen --help)"
+            );
+            return ExitCode::from(2);
+        }
+        _ => {}
+    }
+    let text = e.to_string();
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("the command line is not valid");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    eprintln!(
+        "mmqgen: {} (see mmqgen --help)",
+        crate::formats::input::shown_at(&shorten_quoted(first), USAGE_CHARS)
+    );
+    ExitCode::from(2)
+}
+
+/// clap's message with every `'quoted'` argument it echoes cut by [`shown`], so that the words after a long
+/// argument (which say what is wrong with it) survive.
+fn shorten_quoted(message: &str) -> String {
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(open) = rest.find('\'') {
+        out.push_str(&rest[..=open]);
+        let after = &rest[open + 1..];
+        match after
+            .find("' ")
+            .or_else(|| after.strip_suffix('\'').map(str::len))
+        {
+            Some(close) => {
+                out.push_str(&shown(&after[..close]));
+                out.push('\'');
+                rest = &after[close + 1..];
+            }
+            None => {
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A message on one line: control characters (newlines included) escaped, never cut (the parts that come from
+/// the user are already cut where they are quoted).
+fn one_line(message: &str) -> String {
+    crate::formats::input::escaped(message)
+}
+
 fn variants(
-    cli_file: &Option<PathBuf>,
+    files: &[PathBuf],
     catalogue: &[VariantDescription],
 ) -> Result<Vec<VariantDescription>, CliError> {
     let mut all = catalogue.to_vec();
-    if let Some(path) = cli_file {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the variant file {}: {e}", path.display()))?;
+    let mut names = crate::select::VariantNames::new(catalogue);
+    for (i, path) in files.iter().enumerate() {
+        if let Some(first) = files[..i].iter().position(|p| p == path) {
+            return Err(format!(
+                "--variants {} is given twice (arguments {} and {}); give each variant file once",
+                shown_path(path),
+                first + 1,
+                i + 1
+            )
+            .into());
+        }
+        let text = read_text_capped(path, VARIANT_FILE)?;
         let extra = spec_file::variants_from_toml_str(&text)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| format!("{}: {e}", shown_path(path)))?;
         for v in extra {
-            if let Some(clash) = all.iter().find(|known| known.name == v.name) {
-                return Err(format!(
-                    "{}: variant name '{}' is already taken (by {}); pick another name",
-                    path.display(),
-                    v.name,
-                    canonical_name(clash)
-                )
-                .into());
-            }
+            names
+                .add(&v, all.len(), &all)
+                .map_err(|e| format!("{}: {e}", shown_path(path)))?;
             all.push(v);
         }
     }
@@ -132,9 +205,15 @@ pub fn find_variant<'a>(
     name: &str,
 ) -> Result<&'a VariantDescription, CliError> {
     crate::catalogue::find(all, name).ok_or_else(|| {
-        let names: Vec<&str> = all.iter().map(|v| v.name.as_ref()).collect();
+        let names: Vec<&str> = all.iter().take(40).map(|v| v.name.as_ref()).collect();
+        let more = if all.len() > names.len() {
+            format!(" and {} more", all.len() - names.len())
+        } else {
+            String::new()
+        };
         format!(
-            "no variant named '{name}': known variants are {}",
+            "no variant named '{}': known variants are {}{more}",
+            shown(name),
             names.join(", ")
         )
         .into()
@@ -170,7 +249,7 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
             let rendered = crate::codegen::render::render(variant)?;
             match output {
                 Some(path) => std::fs::write(&path, rendered.source)
-                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+                    .map_err(|e| format!("cannot write {}: {e}", shown_path(&path)))?,
                 None => print!("{}", rendered.source),
             }
             Ok(ExitCode::SUCCESS)
@@ -181,9 +260,18 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
         Command::Config(command) => config::run_config(&command, &all),
         Command::Explain(args) => config::run_explain(&args, &all),
         Command::Parity(args) => {
+            // Every case runs on the GPU: without one, one refusal instead of a failed row per case.
+            if args.child.is_none() {
+                if let Err(e) = crate::device::Gpu::open(0) {
+                    return Err(format!(
+                        "parity runs every case on a GPU, and none can be used here: {e}"
+                    )
+                    .into());
+                }
+            }
             // The children re-run this binary; they need the same variant file to find the same variants.
             let mut prefix: Vec<std::ffi::OsString> = Vec::new();
-            if let Some(path) = &cli.variants {
+            for path in &cli.variants {
                 prefix.push("--variants".into());
                 prefix.push(path.clone().into_os_string());
             }

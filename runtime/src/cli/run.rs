@@ -46,14 +46,7 @@ fn selected(config: &Config, arch: Arch) -> Vec<VariantDescription> {
 }
 
 pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
-    let config = match &args.config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read the config {}: {e}", path.display()))?;
-            Config::parse(&text, all).map_err(|e| format!("{}: {e}", path.display()))?
-        }
-        None => Config::embedded(all)?,
-    };
+    let config = super::config::load(args.config.as_deref(), all)?.0;
     let mut skipped: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
 

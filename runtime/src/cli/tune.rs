@@ -304,8 +304,11 @@ pub fn tuned_config(
     let config = Config::parse(&text, catalogue).map_err(|e| {
         format!("the tuned config does not parse back ({e}); this is a bug in mmqgen tune")
     })?;
+    // The config is for this GPU's architecture only: the other architectures' gaps are true but expected
+    // (they stay in the notes, and `config check` reports them).
     let findings = config.check();
-    if let Some(problem) = findings.iter().find(|f| f.is_problem()) {
+    let own = |f: &&crate::select::Finding| !matches!(f, crate::select::Finding::Gap { arch, .. } if *arch != prov.arch);
+    if let Some(problem) = findings.iter().filter(own).find(|f| f.is_problem()) {
         return Err(format!(
             "the tuned config fails its check ({problem}); this is a bug in mmqgen tune"
         )
@@ -745,8 +748,16 @@ mod tests {
         let tuned = tuned_config(&prov(), &sample(), &all).unwrap();
         let config = Config::parse(&tuned.text, &all).unwrap();
         let findings = config.check();
-        assert!(!findings.iter().any(Finding::is_problem), "{findings:?}");
-        assert!(!findings.iter().any(|f| matches!(f, Finding::Gap { .. })));
+        // Gaps only on the architecture the config was not tuned for.
+        let own = |f: &&Finding| !matches!(f, Finding::Gap { arch, .. } if *arch != prov().arch);
+        assert!(
+            !findings.iter().filter(own).any(Finding::is_problem),
+            "{findings:?}"
+        );
+        assert!(!findings
+            .iter()
+            .filter(own)
+            .any(|f| matches!(f, Finding::Gap { .. })));
         assert_eq!(config.rules.len(), 2);
         for (n, want) in [
             (1, &small),

@@ -184,6 +184,12 @@ pub(crate) fn compile_options(arch: &str, line_info: bool) -> Vec<String> {
         // One flag per --ptxas-options; --verbose puts ptxas' resource
         // report into the program log.
         "--ptxas-options=--verbose".to_string(),
+        // NVRTC 12.9 and later keep a compilation cache of their own (in memory, and in the CUDA compute
+        // cache on disk). A compile served from it never runs ptxas, so its log lacks the --verbose resource
+        // report: that is why, on the H200, compiles after a process's first (the same source again, as
+        // `run` compiles a variant for its check and again for parity) came back without registers and
+        // spills. mmqgen keeps its own cubin cache (cache.rs, log included), so NVRTC's is turned off.
+        "--no-cache".to_string(),
     ];
     if line_info {
         options.push("--generate-line-info".to_string());
@@ -307,10 +313,11 @@ extern "C" __global__ void probe(const u4* __restrict__ src, int* __restrict__ o
                 "--gpu-architecture=sm_90",
                 "--fmad=false",
                 "--ptxas-options=--verbose",
+                "--no-cache",
                 "--generate-line-info"
             ]
         );
-        assert_eq!(compile_options("sm_80", false).len(), 3);
+        assert_eq!(compile_options("sm_80", false).len(), 4);
     }
 
     #[test]
@@ -378,6 +385,27 @@ extern "C" __global__ void probe(const u4* __restrict__ src, int* __restrict__ o
         assert_eq!(k.shared_bytes, 128);
         assert_eq!(k.barriers, 1);
         assert_eq!(k.spill_stores_bytes, 0);
+    }
+
+    /// The same program compiled again in one process (as `run` does: once for its check, again for parity)
+    /// still gets ptxas' report: NVRTC's own compilation cache, which would skip ptxas, is off. (On a machine
+    /// without the CUDA driver NVRTC 13.0's cache did not engage even without `--no-cache`, so this guards
+    /// only where it does, as on the GPU machines.)
+    #[test]
+    fn a_second_compile_of_the_same_program_keeps_the_report() {
+        if !nvrtc_or_skip("a_second_compile_of_the_same_program_keeps_the_report") {
+            return;
+        }
+        let source = format!("{PROBE}\n// second-compile probe\n");
+        for round in 0..3 {
+            let out = compile_cubin(&source, "again.cu", "sm_90", false).unwrap();
+            assert_eq!(
+                out.report.len(),
+                1,
+                "round {round}: no ptxas report in:\n{}",
+                out.log
+            );
+        }
     }
 
     #[test]
