@@ -71,7 +71,11 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     };
     if regfold {
         let block_row = PADDED_BLOCK_BYTES + ROW_PAD_BYTES;
-        push("smem_weights", desc.nbj.saturating_mul(block_row), block_row);
+        push(
+            "smem_weights",
+            desc.nbj.saturating_mul(block_row),
+            block_row,
+        );
     } else {
         // Expanded weights: `q6 - 32` (one plane) or the fold's `h` then `l` planes, `nbj` rows each.
         push(

@@ -357,7 +357,9 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         let layout = shared_layout(desc);
         for arch in desc.archs.iter() {
             let per_sm = arch.shared_bytes_per_sm();
-            let needed = desc.blocks_per_sm.saturating_mul(layout.total_bytes.saturating_add(1024));
+            let needed = desc
+                .blocks_per_sm
+                .saturating_mul(layout.total_bytes.saturating_add(1024));
             check(
                 &mut errors,
                 desc.blocks_per_sm == 1 || needed <= per_sm,

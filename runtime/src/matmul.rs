@@ -107,7 +107,7 @@ impl Mmq {
     ) -> Result<Q6kMatrix<'_>, MmqError> {
         let mut weights = RegisteredWeights::register(&self.gpu, raw, m, k, layout)?;
         for variant in self.config.variants_for(self.arch, m as u64, k as u64) {
-            for plane in planes_read(&variant) {
+            for plane in planes_read(variant) {
                 weights.add_plane_kind(raw, plane)?;
             }
         }

@@ -1277,7 +1277,8 @@ mod default_promise {
 
     #[test]
     fn the_default_selects_only_compact_accurate_variants() {
-        let config = Config::embedded(&crate::catalogue::all()).expect("the embedded config parses");
+        let config =
+            Config::embedded(&crate::catalogue::all()).expect("the embedded config parses");
         assert!(!config.rules.is_empty());
         for rule in &config.rules {
             let v = &rule.variant;

@@ -186,7 +186,8 @@ pub fn device_footprint<'v>(
     let mut planes: Vec<PlaneKind> = variants.into_iter().flat_map(planes_read).collect();
     planes.sort_by_key(|p| *p as u8);
     planes.dedup();
-    m * (k / 256) * layout.block_bytes() + planes.iter().map(|p| plane_bytes(*p, m, k)).sum::<usize>()
+    m * (k / 256) * layout.block_bytes()
+        + planes.iter().map(|p| plane_bytes(*p, m, k)).sum::<usize>()
 }
 
 /// One q6_K matrix (m rows of K) on the GPU in one [`Layout`], with the scale planes asked for.

@@ -54,7 +54,10 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
     println!("== Footprint of the selected variants (m = 4096, K = 14336, padded layout)");
     for arch in Arch::ALL {
         for variant in selected(&config, arch) {
-            println!("{arch} {}", crate::cli::config::footprint_line(&variant, 4096, 14336));
+            println!(
+                "{arch} {}",
+                crate::cli::config::footprint_line(&variant, 4096, 14336)
+            );
         }
     }
 
