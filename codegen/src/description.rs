@@ -130,6 +130,9 @@ pub struct VariantDescription {
     /// Blocks that must fit one SM at once (`__launch_bounds__`' second argument): caps the registers per
     /// thread at 64K / (blocks x threads) so that more warps hide latency. 1 leaves the compiler free.
     pub blocks_per_sm: u32,
+    /// How far the register-fold engine unrolls its chunk loop: 0 = fully (the chunk's nibble and shifts are
+    /// constants; registers may not suffice), else 1, 2 or 4 chunks at a time. Other engines unroll fully.
+    pub chunk_unroll: u32,
     pub archs: ArchSet,
     /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).
     pub allow_spills: bool,
@@ -345,6 +348,7 @@ impl VariantDescription {
         totals: Totals::Registers,
         refill: Refill::Burst,
         blocks_per_sm: 1,
+        chunk_unroll: 0,
         archs: ArchSet::EMPTY.with(Arch::Sm90),
         allow_spills: false,
     };

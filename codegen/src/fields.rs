@@ -17,7 +17,7 @@ pub enum FieldValue {
 }
 
 /// The fields a description has, in canonical order.
-pub const FIELDS: [&str; 20] = [
+pub const FIELDS: [&str; 21] = [
     "name",
     "engine",
     "mode",
@@ -36,6 +36,7 @@ pub const FIELDS: [&str; 20] = [
     "totals",
     "refill",
     "blocks_per_sm",
+    "chunk_unroll",
     "archs",
     "allow_spills",
 ];
@@ -188,6 +189,12 @@ pub fn set_field(
         "totals" => desc.totals = keyword_of(field, value, &Totals::ALL, Totals::keyword)?,
         "refill" => desc.refill = keyword_of(field, value, &Refill::ALL, Refill::keyword)?,
         "blocks_per_sm" => desc.blocks_per_sm = int(field, value)?,
+        "chunk_unroll" => {
+            desc.chunk_unroll = match value {
+                FieldValue::Word(w) | FieldValue::Str(w) if w == "full" => 0,
+                other => int(field, other)?,
+            }
+        }
         "archs" => desc.archs = arch_set(field, value)?,
         "allow_spills" => match value {
             FieldValue::Bool(b) => desc.allow_spills = *b,

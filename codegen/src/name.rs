@@ -8,7 +8,8 @@ use crate::description::{Engine, Totals, VariantDescription};
 /// then `_acc<sets>` for the prefolded engines, the only ones with a choice of accumulator sets, and for
 /// `mma_k32_prefolded` and `mma_k32_regfold`, the engines with a choice of refill, `_burst` or `_spread` (the validator holds every
 /// other engine at the default, so leaving these out of their names loses nothing), then `_totreg` or
-/// `_totsmem` where K is not split, then `_b<blocks>` where a number of blocks per SM is asked for.
+/// `_totsmem` where K is not split, then `_u<chunks>` where the chunk loop is
+/// not unrolled fully, then `_b<blocks>` where a number of blocks per SM is asked for.
 pub fn canonical_name(desc: &VariantDescription) -> String {
     let accumulators = match desc.engine {
         Engine::MmaK32Prefolded => format!("_acc{}_{}", desc.accumulator_sets, desc.refill),
@@ -31,8 +32,14 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
     } else {
         String::new()
     };
+    // Only the register-fold engine may unroll its chunk loop partly; a full unroll is not named.
+    let unroll = if desc.chunk_unroll > 0 {
+        format!("_u{}", desc.chunk_unroll)
+    } else {
+        String::new()
+    };
     format!(
-        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{occupancy}",
+        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{unroll}{occupancy}",
         desc.engine,
         desc.mode,
         desc.nbj,

@@ -344,6 +344,17 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     );
     check(
         &mut errors,
+        matches!(desc.chunk_unroll, 0 | 1 | 2 | 4)
+            && (desc.chunk_unroll == 0 || desc.engine == Engine::MmaK32Regfold),
+        "chunk_unroll",
+        format!(
+            "chunk_unroll must be full, or 1, 2 or 4 with engine mma_k32_regfold (the only engine whose chunk loop \
+             is not always unrolled fully); got {} with engine {}",
+            desc.chunk_unroll, desc.engine
+        ),
+    );
+    check(
+        &mut errors,
         (1..=8).contains(&desc.blocks_per_sm)
             && desc.blocks_per_sm.saturating_mul(desc.threads()) <= 2048,
         "blocks_per_sm",

@@ -272,6 +272,7 @@ fn example(field: &str) -> String {
         "totals" => d.totals.to_string(),
         "refill" => d.refill.to_string(),
         "blocks_per_sm" => d.blocks_per_sm.to_string(),
+        "chunk_unroll" => "full".to_string(),
         "archs" => d.archs.to_string(),
         "allow_spills" => d.allow_spills.to_string(),
         _ => return "kdr: 2".to_string(),
@@ -386,6 +387,7 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
         totals,
         refill,
         blocks_per_sm,
+        chunk_unroll,
         archs: ArchSet(arch_bits),
         allow_spills,
     } = desc;
@@ -449,6 +451,7 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
             totals: #root::Totals::#totals,
             refill: #root::Refill::#refill,
             blocks_per_sm: #blocks_per_sm,
+            chunk_unroll: #chunk_unroll,
             archs: #root::ArchSet(#arch_bits),
             allow_spills: #allow_spills,
         }
@@ -492,6 +495,7 @@ mod tests {
                 totals: ::mmqgen::codegen::Totals::Registers,
                 refill: ::mmqgen::codegen::Refill::Burst,
                 blocks_per_sm: 1u32,
+                chunk_unroll: 0u32,
                 archs: ::mmqgen::codegen::ArchSet(3u8),
                 allow_spills: false,
             }

@@ -125,19 +125,26 @@ pub const SMALL_N_DP4A: VariantDescription = variant! {
 pub const REGFOLD_128X64: VariantDescription = variant! {
     name: "regfold_128x64", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
-    refill: spread, archs: [sm_90],
+    refill: spread, chunk_unroll: 4, archs: [sm_90],
 };
 /// 64 rows x 64 tokens, 4 warps: two blocks fit an SM.
 pub const REGFOLD_64X64: VariantDescription = variant! {
     name: "regfold_64x64", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
     warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
-    refill: spread, archs: [sm_90],
+    refill: spread, chunk_unroll: 4, archs: [sm_90],
 };
 /// 64 rows x 128 tokens, 4 x 2 warps: each row folded by two warps, half the weight re-reads of 64 tokens.
 pub const REGFOLD_64X128: VariantDescription = variant! {
     name: "regfold_64x128", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 128,
     warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
-    refill: spread, archs: [sm_90],
+    refill: spread, chunk_unroll: 4, archs: [sm_90],
+};
+/// 64 rows x 128 tokens with 4 warps of 16 x 128: each warp's fold feeds 32 mmas instead of 16, and the chunk
+/// loop is not unrolled, so that 64 outputs a lane fit the registers without a spill.
+pub const REGFOLD_16X128_WARPS: VariantDescription = variant! {
+    name: "regfold_16x128_warps", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 128,
+    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    refill: spread, chunk_unroll: 1, archs: [sm_90],
 };
 
 /// Every declared variant, in a stable order.
@@ -166,6 +173,7 @@ pub fn all() -> Vec<VariantDescription> {
         REGFOLD_128X64,
         REGFOLD_64X64,
         REGFOLD_64X128,
+        REGFOLD_16X128_WARPS,
     ]
 }
 

@@ -1306,9 +1306,9 @@ mod tests {
             60_000
         );
 
-        // 88 groups of 32 in 11 blocks of 8 warps; 11 groups of 256 in 2 blocks (the second with 3 spare warps).
+        // One warp per 256 values whatever the group: 11 spans of 256 in 2 blocks of 8 warps (3 spare warps).
         let q = quantizer_config(77, 2816, 32).unwrap();
-        assert_eq!((q.grid_dim, q.block_dim), ((11, 77, 1), (256, 1, 1)));
+        assert_eq!((q.grid_dim, q.block_dim), ((2, 77, 1), (256, 1, 1)));
         let q = quantizer_config(77, 2816, 256).unwrap();
         assert_eq!((q.grid_dim, q.block_dim), ((2, 77, 1), (256, 1, 1)));
         assert_eq!(

@@ -68,6 +68,22 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
         ("totals", vec![("totals", word("shared"))]),
         ("blocks_per_sm", vec![("blocks_per_sm", Int(2))]),
         (
+            "chunk_unroll",
+            vec![
+                ("engine", word("mma_k32_regfold")),
+                ("mode", word("int_per32")),
+                ("kdr", Int(8)),
+                ("nbj", Int(64)),
+                ("tile_n", Int(64)),
+                ("warps_m", Int(4)),
+                ("warps_n", Int(1)),
+                ("expand", word("uint4")),
+                ("cp_async_activations", Int(16)),
+                ("stages", Int(2)),
+                ("chunk_unroll", Int(2)),
+            ],
+        ),
+        (
             "refill",
             vec![
                 ("engine", word("mma_k32_prefolded")),

@@ -137,6 +137,13 @@ pub fn description_lines(desc: &VariantDescription) -> Vec<String> {
         format!("totals               = {}", desc.totals),
         format!("refill               = {}", desc.refill),
         format!("blocks_per_sm        = {}", desc.blocks_per_sm),
+        format!(
+            "chunk_unroll         = {}",
+            match desc.chunk_unroll {
+                0 => "full".to_string(),
+                n => n.to_string(),
+            }
+        ),
     ]
 }
 
@@ -296,6 +303,7 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     ctx.insert("prefolded", &desc.engine.is_prefolded());
     ctx.insert("regfold", &regfold);
     ctx.insert("blocks_per_sm", &desc.blocks_per_sm);
+    ctx.insert("chunk_unroll", &desc.chunk_unroll);
     let wgmma = desc.engine == Engine::WgmmaK32Prefolded;
     ctx.insert("wgmma", &wgmma);
     // wgmma's accumulator operands, one per output of the lane: "+r"(superblock_sum[0]), ...
