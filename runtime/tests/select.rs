@@ -414,14 +414,19 @@ fn the_embedded_default_is_complete_and_valid() {
             .to_string()
     };
     assert_eq!(
-        [pick(1), pick(32), pick(33), pick(4096)],
+        [pick(1), pick(32), pick(33), pick(200), pick(257), pick(4096)],
         [
-            "prefolded_small_n",
-            "prefolded_small_n",
-            "prefolded_spread",
-            "prefolded_spread"
+            "splitk2_per32",
+            "splitk2_per32",
+            "regfold_64x64",
+            "regfold_64x64",
+            "regfold_16x128_warps",
+            "regfold_16x128_warps"
         ]
     );
+    // At m = 14336 the wide warp tile wins from n = 65 on.
+    let wide = config.select(Arch::Sm90, 14336, 96, 4096).unwrap();
+    assert_eq!(wide.variant.name, "regfold_16x128_warps");
     // One numerics mode per architecture: the bits of a product do not depend on the token count.
     assert!(!config
         .check()
