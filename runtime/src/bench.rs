@@ -692,6 +692,8 @@ pub struct VariantResult {
     pub quantizer: Outcome,
     /// Timed calls (whole matmul) whose host enqueue outlasted the spin kernel.
     pub launch_bound: usize,
+    /// What the variant's weights cost on the device at this shape: the layout plus the planes it reads.
+    pub device_bytes: usize,
 }
 
 /// One cuBLAS baseline at one shape.
@@ -835,6 +837,18 @@ struct TableRow {
     name: String,
     outcome: Outcome,
     quantizer: Option<Outcome>,
+    /// The weights' bytes on the device.
+    device_bytes: usize,
+}
+
+/// `14.0 MiB (1.07x)`: bytes on the device and their ratio to the GGUF tensor's.
+fn footprint_cell(device_bytes: usize, shape: Shape) -> String {
+    let gguf = crate::weights::gguf_bytes(shape.m, shape.k).max(1);
+    format!(
+        "{:.1} MiB ({:.2}x)",
+        device_bytes as f64 / 1048576.0,
+        device_bytes as f64 / gguf as f64
+    )
 }
 
 impl BenchReport {
@@ -875,9 +889,9 @@ impl BenchReport {
         let mut t = String::new();
         t.push_str(
             "| m,n,k | variant | median µs | p20–p80 µs | n | TFLOPS | x cuBLAS bf16 | x cuBLAS f16 | \
-             llama.cpp µs (quoted) | x llama.cpp (quoted) | quantizer alone µs |\n",
+             llama.cpp µs (quoted) | x llama.cpp (quoted) | quantizer alone µs | weights on the device (x GGUF) |\n",
         );
-        t.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        t.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for s in &self.shapes {
             let shape = s.shape;
             let bf16_us = s.cublas_bf16_us();
@@ -894,6 +908,8 @@ impl BenchReport {
                     name,
                     outcome: b.total.clone(),
                     quantizer: None,
+                    // Dense bf16 or f16 weights: two bytes each.
+                    device_bytes: 2 * shape.m * shape.k,
                 });
             }
             for v in &s.variants {
@@ -905,13 +921,14 @@ impl BenchReport {
                     name,
                     outcome: v.total.clone(),
                     quantizer: Some(v.quantizer.clone()),
+                    device_bytes: v.device_bytes,
                 });
             }
             if rows.is_empty() {
                 let why = s.error.as_deref().unwrap_or("nothing was measured");
                 let _ = writeln!(
                     t,
-                    "| {shape} | — | not measured: {} | — | — | — | — | — | {} | — | — |",
+                    "| {shape} | — | not measured: {} | — | — | — | — | — | {} | — | — | — |",
                     table_text(why),
                     cell_or_dash(llama.map(fmt_us))
                 );
@@ -922,11 +939,12 @@ impl BenchReport {
                     Some(Outcome::Timed(q)) => fmt_us(q.median),
                     _ => "—".to_string(),
                 };
+                let footprint = footprint_cell(r.device_bytes, shape);
                 match &r.outcome {
                     Outcome::Timed(st) => {
                         let _ = writeln!(
                             t,
-                            "| {shape} | {} | {} | {}–{} | {} | {:.1} | {} | {} | {} | {} | {quant} |",
+                            "| {shape} | {} | {} | {}–{} | {} | {:.1} | {} | {} | {} | {} | {quant} | {footprint} |",
                             r.name,
                             fmt_us(st.median),
                             fmt_us(st.p20),
@@ -942,7 +960,7 @@ impl BenchReport {
                     Outcome::NotTimed(why) => {
                         let _ = writeln!(
                             t,
-                            "| {shape} | {} | not timed: {} | — | — | — | — | — | {} | — | {quant} |",
+                            "| {shape} | {} | not timed: {} | — | — | — | — | — | {} | — | {quant} | {footprint} |",
                             r.name,
                             table_text(why),
                             cell_or_dash(llama.map(fmt_us)),
@@ -1170,9 +1188,11 @@ impl BenchReport {
             }
             for v in &s.variants {
                 let mut extra = format!(
-                    ",\"quantizer_median_us\":{},\"launch_bound\":{}",
+                    ",\"quantizer_median_us\":{},\"launch_bound\":{},\"device_bytes\":{},\"gguf_bytes\":{}",
                     json_num(v.quantizer.median()),
-                    v.launch_bound
+                    v.launch_bound,
+                    v.device_bytes,
+                    crate::weights::gguf_bytes(s.shape.m, s.shape.k)
                 );
                 if let Some(q) = v.quantizer.stats() {
                     let _ = write!(
@@ -2308,6 +2328,7 @@ fn run_shape(
             total: Outcome::NotTimed("not run".into()),
             quantizer: Outcome::NotTimed("not timed".into()),
             launch_bound: 0,
+            device_bytes: crate::weights::device_footprint([&b.desc], m, k, cfg.layout),
         };
         let ws = match reg {
             Err(e) => {
@@ -3098,6 +3119,7 @@ mod tests {
             ),
             quantizer: Outcome::Timed(stats(9.0)),
             launch_bound: 0,
+            device_bytes: 14 << 20,
         }
     }
 
@@ -3165,10 +3187,15 @@ mod tests {
         assert!(lines[0].starts_with("| m,n,k | variant | median µs |"));
         assert!(lines[2].contains("cuBLAS bf16 **SUSPECT**"), "{t}");
         assert!(lines[3].contains("| cuBLAS f16 |"), "{t}");
-        // a: 400 µs; x cuBLAS bf16 = 0.50, x f16 = 0.60, llama.cpp 436 -> 1.09; quantizer 9.0.
+        // a: 400 µs; x cuBLAS bf16 = 0.50, x f16 = 0.60, llama.cpp 436 -> 1.09; quantizer 9.0; 14 MiB of
+        // weights against the GGUF tensor's 48.2 MB.
         assert_eq!(
             lines[4],
-            "| 4096,512,14336 | a | 400 | 396–404 | 20 | 150.3 | 0.50 | 0.60 | 436 | 1.09 | 9.0 |"
+            "| 4096,512,14336 | a | 400 | 396–404 | 20 | 150.3 | 0.50 | 0.60 | 436 | 1.09 | 9.0 | 14.0 MiB (0.30x) |"
+        );
+        assert!(
+            lines[2].ends_with("| 112.0 MiB (2.44x) |"),
+            "cuBLAS holds two bytes a weight: {t}"
         );
         assert!(lines[5].contains("| b | not timed: parity failed"), "{t}");
         assert!(lines[6].contains("| **c** | 218 |"), "best is bold: {t}");

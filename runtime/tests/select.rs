@@ -414,7 +414,14 @@ fn the_embedded_default_is_complete_and_valid() {
             .to_string()
     };
     assert_eq!(
-        [pick(1), pick(32), pick(33), pick(200), pick(257), pick(4096)],
+        [
+            pick(1),
+            pick(32),
+            pick(33),
+            pick(200),
+            pick(257),
+            pick(4096)
+        ],
         [
             "splitk2_per32",
             "splitk2_per32",
