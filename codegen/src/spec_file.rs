@@ -14,7 +14,9 @@ pub enum SpecError {
     #[error("the variant file is not valid TOML: {0}")]
     Toml(String),
     /// A top-level key other than `variant` and `sweep`.
-    #[error("unknown table or key `{0}`: a variant file holds only [[variant]] and [[sweep]] tables")]
+    #[error(
+        "unknown table or key `{0}`: a variant file holds only [[variant]] and [[sweep]] tables"
+    )]
     UnknownTopKey(String),
     #[error("variant #{index} ({name}): field `{field}`: {message}", field = .error.field, message = .error.message)]
     Field {
@@ -102,13 +104,14 @@ pub fn sweeps_from_toml(doc: &toml::Table) -> Result<Vec<Expansion>, SpecError> 
             .iter()
             .map(|(k, v)| (k.clone(), to_field_value(v)))
             .collect();
-        let expansion = expand_sweep(values.iter().map(|(k, v)| (k.as_str(), v))).map_err(
-            |error| SpecError::Sweep {
-                index: index + 1,
-                name: name.clone(),
-                error,
-            },
-        )?;
+        let expansion =
+            expand_sweep(values.iter().map(|(k, v)| (k.as_str(), v))).map_err(|error| {
+                SpecError::Sweep {
+                    index: index + 1,
+                    name: name.clone(),
+                    error,
+                }
+            })?;
         out.push(expansion);
     }
     Ok(out)
@@ -247,13 +250,9 @@ mod tests {
     #[test]
     fn variant_toml_reads_back_to_the_same_description() {
         let spec = spec_from_toml_str(SWEEP).unwrap();
-        for desc in spec.sweeps[0]
-            .descriptions()
-            .iter()
-            .chain(&spec.variants)
-        {
+        for desc in spec.sweeps[0].descriptions().iter().chain(&spec.variants) {
             let back = variants_from_toml_str(&variant_toml(desc)).unwrap();
-            assert_eq!(back, [desc.clone()]);
+            assert_eq!(back, std::slice::from_ref(desc));
         }
     }
 }

@@ -418,7 +418,10 @@ mod tests {
         assert_eq!(e.total, 4);
         let names: Vec<&str> = e.points.iter().map(|p| p.desc.name.as_ref()).collect();
         // Canonical field order (tile_n before stages), the last field fastest.
-        assert_eq!(names, ["rf_t64_s2", "rf_t64_s3", "rf_t128_s2", "rf_t128_s3"]);
+        assert_eq!(
+            names,
+            ["rf_t64_s2", "rf_t64_s3", "rf_t128_s2", "rf_t128_s3"]
+        );
         assert!(e.refused.is_empty() && e.duplicates.is_empty(), "{e:?}");
         for p in &e.points {
             assert_eq!(p.desc.engine, Engine::MmaK32Regfold);
@@ -532,7 +535,11 @@ mod tests {
             Err(SweepError::TooLarge { count, .. }) => assert_eq!(count, "20000"),
             other => panic!("{other:?}"),
         }
-        let at_cap = vec![("name", s("cap")), ("nbj", many(100)), ("tile_n", many(100))];
+        let at_cap = vec![
+            ("name", s("cap")),
+            ("nbj", many(100)),
+            ("tile_n", many(100)),
+        ];
         let e = run(&at_cap).unwrap();
         assert_eq!(e.total, MAX_SWEEP_POINTS);
         assert_eq!(
@@ -565,7 +572,11 @@ mod tests {
             .map(|p| p.desc.name.as_ref())
             .chain(e.refused.iter().map(|r| r.name.as_str()))
             .collect();
-        assert!(all.iter().all(|n| n.len() <= MAX_POINT_NAME), "{:?}", all.first());
+        assert!(
+            all.iter().all(|n| n.len() <= MAX_POINT_NAME),
+            "{:?}",
+            all.first()
+        );
         assert!(all.iter().any(|n| n.ends_with("_p0")), "{:?}", all.first());
     }
 }

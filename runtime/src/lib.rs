@@ -26,5 +26,6 @@ pub mod matmul;
 pub mod mutants;
 pub mod parity;
 pub mod select;
+pub mod sweep;
 pub mod testing;
 pub mod weights;
