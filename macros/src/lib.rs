@@ -636,13 +636,19 @@ mod tests {
         for (input, want) in [
             (quote! { stages: [1, 2] }, "a sweep needs a name"),
             (quote! { name: "s", stages: [] }, "empty list"),
-            (quote! { name: "s", kdr: [3, 5] }, "every one of the 2 point(s)"),
+            (
+                quote! { name: "s", kdr: [3, 5] },
+                "every one of the 2 point(s)",
+            ),
             (quote! { name: "s", kdr: [2], kdr: [4] }, "given twice"),
         ] {
             let out = expand_sweep_macro(input, &quote!(::m)).to_string();
             assert!(out.contains("compile_error"), "{out}");
             assert!(out.contains(want), "{want}: {out}");
-            assert!(out.ends_with(":: m :: sweep :: StaticSweep :: EMPTY }"), "{out}");
+            assert!(
+                out.ends_with(":: m :: sweep :: StaticSweep :: EMPTY }"),
+                "{out}"
+            );
         }
     }
 

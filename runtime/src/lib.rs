@@ -10,7 +10,7 @@ pub use matmul::{Mmq, MmqError, Q6kMatrix};
 pub use mmqgen_codegen as codegen;
 pub use mmqgen_codegen::{Arch, Engine, NumericsMode, VariantDescription};
 pub use mmqgen_formats as formats;
-pub use mmqgen_macros::variant;
+pub use mmqgen_macros::{sweep, variant};
 pub use mmqgen_reference as reference;
 pub use weights::Layout;
 
