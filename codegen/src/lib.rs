@@ -7,6 +7,7 @@
 //! - [`layout`]: the shared-memory layout, shared by the validator and the renderer;
 //! - [`name`]: the canonical name;
 //! - [`spec_file`]: descriptions from TOML;
+//! - [`sweep`]: sweeps, descriptions whose fields hold lists, expanded to their product;
 //! - `render` (feature): the CUDA source, through the tera templates in `templates/`.
 
 pub mod description;
@@ -16,12 +17,14 @@ pub mod name;
 #[cfg(feature = "render")]
 pub mod render;
 pub mod spec_file;
+pub mod sweep;
 pub mod validate;
 
 pub use description::*;
 pub use fields::{FieldError, FieldValue};
 pub use layout::{shared_layout, SharedLayout};
 pub use name::canonical_name;
+pub use sweep::{expand_sweep, Expansion, StaticSweep, SweepError};
 pub use validate::validate;
 
 /// Bumped whenever the templates or the renderer change what they emit; recorded in every generated header.

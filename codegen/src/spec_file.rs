@@ -3,6 +3,7 @@
 
 use crate::description::VariantDescription;
 use crate::fields::{from_fields, FieldError, FieldValue};
+use crate::sweep::{expand_sweep, Expansion, SweepError};
 use crate::validate::validate;
 use mmqgen_formats::input::{shown, shown_at};
 
@@ -12,8 +13,10 @@ pub enum SpecError {
     /// The text is not TOML; the message names the line ([`parse_toml`]).
     #[error("the variant file is not valid TOML: {0}")]
     Toml(String),
-    /// A top-level key other than `variant`.
-    #[error("unknown table or key `{0}`: a variant file holds only [[variant]] tables")]
+    /// A top-level key other than `variant` and `sweep`.
+    #[error(
+        "unknown table or key `{0}`: a variant file holds only [[variant]] and [[sweep]] tables"
+    )]
     UnknownTopKey(String),
     #[error("variant #{index} ({name}): field `{field}`: {message}", field = .error.field, message = .error.message)]
     Field {
@@ -23,6 +26,21 @@ pub enum SpecError {
     },
     #[error("`variant` must be an array of tables (`[[variant]]`), one per variant")]
     Shape,
+    #[error("`sweep` must be an array of tables (`[[sweep]]`), one per sweep")]
+    SweepShape,
+    #[error("sweep #{index} ({name}): {error}")]
+    Sweep {
+        index: usize,
+        name: String,
+        error: SweepError,
+    },
+}
+
+/// What a variant file declares: its `[[variant]]` tables and its `[[sweep]]` tables, expanded.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpecFile {
+    pub variants: Vec<VariantDescription>,
+    pub sweeps: Vec<Expansion>,
 }
 
 fn to_field_value(value: &toml::Value) -> FieldValue {
@@ -66,13 +84,60 @@ pub fn variants_from_toml(doc: &toml::Table) -> Result<Vec<VariantDescription>, 
     Ok(out)
 }
 
-/// Parses TOML text holding `[[variant]]` tables and nothing else.
-pub fn variants_from_toml_str(text: &str) -> Result<Vec<VariantDescription>, SpecError> {
+/// Expands the `[[sweep]]` tables of an already-parsed TOML document ([`crate::sweep`]): a sweep's refused
+/// points are part of its expansion, never an error; a sweep that cannot be expanded at all is.
+pub fn sweeps_from_toml(doc: &toml::Table) -> Result<Vec<Expansion>, SpecError> {
+    let Some(list) = doc.get("sweep") else {
+        return Ok(Vec::new());
+    };
+    let tables = list.as_array().ok_or(SpecError::SweepShape)?;
+    let mut out = Vec::new();
+    for (index, table) in tables.iter().enumerate() {
+        let table = table.as_table().ok_or(SpecError::SweepShape)?;
+        let name = shown(
+            table
+                .get("name")
+                .and_then(|v| v.as_str())
+                .unwrap_or("unnamed"),
+        );
+        let values: Vec<(String, FieldValue)> = table
+            .iter()
+            .map(|(k, v)| (k.clone(), to_field_value(v)))
+            .collect();
+        let expansion =
+            expand_sweep(values.iter().map(|(k, v)| (k.as_str(), v))).map_err(|error| {
+                SpecError::Sweep {
+                    index: index + 1,
+                    name: name.clone(),
+                    error,
+                }
+            })?;
+        out.push(expansion);
+    }
+    Ok(out)
+}
+
+/// Parses TOML text holding `[[variant]]` and `[[sweep]]` tables and nothing else.
+pub fn spec_from_toml_str(text: &str) -> Result<SpecFile, SpecError> {
     let doc = parse_toml(text).map_err(SpecError::Toml)?;
-    if let Some(key) = doc.keys().find(|k| *k != "variant") {
+    if let Some(key) = doc.keys().find(|k| *k != "variant" && *k != "sweep") {
         return Err(SpecError::UnknownTopKey(shown(key)));
     }
-    variants_from_toml(&doc)
+    Ok(SpecFile {
+        variants: variants_from_toml(&doc)?,
+        sweeps: sweeps_from_toml(&doc)?,
+    })
+}
+
+/// Parses TOML text holding `[[variant]]` and `[[sweep]]` tables and nothing else: the variants, then every
+/// sweep's valid points ([`spec_from_toml_str`] keeps the sweeps apart, with what they refused).
+pub fn variants_from_toml_str(text: &str) -> Result<Vec<VariantDescription>, SpecError> {
+    let spec = spec_from_toml_str(text)?;
+    let mut out = spec.variants;
+    for sweep in spec.sweeps {
+        out.extend(sweep.descriptions());
+    }
+    Ok(out)
 }
 
 /// Parses a TOML document, or says why not in one line that names the line at fault: the one way variant files
@@ -93,3 +158,101 @@ pub fn parse_toml(text: &str) -> Result<toml::Table, String> {
 
 /// How much of the TOML parser's own message a sentence shows (it may quote the input).
 const TOML_MESSAGE_CHARS: usize = 160;
+
+/// `desc` as a `[[variant]]` table that [`variants_from_toml_str`] reads back to the same description (every
+/// field written out), so that a config can carry the variants it selects (`mmqgen tune` does, for sweep points).
+pub fn variant_toml(desc: &VariantDescription) -> String {
+    let cp = |c: crate::CpAsync| match c {
+        crate::CpAsync::Off => "\"off\"".to_string(),
+        other => other.bytes().to_string(),
+    };
+    let archs: Vec<String> = desc
+        .archs
+        .iter()
+        .map(|a| format!("\"{}\"", a.keyword()))
+        .collect();
+    format!(
+        "[[variant]]\nname = \"{}\"\nengine = \"{}\"\nmode = \"{}\"\nkdr = {}\nnbj = {}\ntile_n = {}\nwarps_m = {}\n\
+         warps_n = {}\nksplit = {}\nscale_fetch = \"{}\"\nexpand = \"{}\"\ncp_async_activations = {}\n\
+         cp_async_plane = {}\nstages = {}\naccumulator_sets = {}\ntotals = \"{}\"\nrefill = \"{}\"\n\
+         blocks_per_sm = {}\narchs = [{}]\nallow_spills = {}\n",
+        desc.name,
+        desc.engine,
+        desc.mode,
+        desc.kdr,
+        desc.nbj,
+        desc.tile_n,
+        desc.warps_m,
+        desc.warps_n,
+        desc.ksplit,
+        desc.scale_fetch,
+        desc.expand,
+        cp(desc.cp_async_activations),
+        cp(desc.cp_async_plane),
+        desc.stages,
+        desc.accumulator_sets,
+        desc.totals,
+        desc.refill,
+        desc.blocks_per_sm,
+        archs.join(", "),
+        desc.allow_spills
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SWEEP: &str = r#"
+        [[variant]]
+        name = "one"
+
+        [[sweep]]
+        name = "rf"
+        engine = "mma_k32_regfold"
+        mode = "int_per32"
+        kdr = 8
+        scale_fetch = "narrow"
+        expand = "uint4"
+        cp_async_activations = 16
+        archs = ["sm_90"]
+        nbj = 128
+        warps_m = 4
+        stages = [1, 2, 3]
+        tile_n = [64, 128]
+    "#;
+
+    #[test]
+    fn a_file_holds_variants_and_sweeps() {
+        let spec = spec_from_toml_str(SWEEP).unwrap();
+        assert_eq!(spec.variants.len(), 1);
+        assert_eq!(spec.sweeps.len(), 1);
+        let e = &spec.sweeps[0];
+        assert_eq!((e.total, e.points.len(), e.refused.len()), (6, 4, 2));
+        assert_eq!(e.points[0].desc.name, "rf_t64_s2");
+        let all = variants_from_toml_str(SWEEP).unwrap();
+        assert_eq!(all.len(), 5);
+    }
+
+    #[test]
+    fn sweep_errors_name_the_sweep() {
+        let e = spec_from_toml_str("[[sweep]]\nname = \"s\"\nstages = []\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "sweep #1 (s): field `stages` has an empty list: a sweep needs at least one value per field"
+        );
+        let e = spec_from_toml_str("sweep = 1").unwrap_err();
+        assert!(matches!(e, SpecError::SweepShape), "{e}");
+        let e = spec_from_toml_str("[[other]]\n").unwrap_err();
+        assert!(e.to_string().contains("[[variant]] and [[sweep]]"), "{e}");
+    }
+
+    #[test]
+    fn variant_toml_reads_back_to_the_same_description() {
+        let spec = spec_from_toml_str(SWEEP).unwrap();
+        for desc in spec.sweeps[0].descriptions().iter().chain(&spec.variants) {
+            let back = variants_from_toml_str(&variant_toml(desc)).unwrap();
+            assert_eq!(back, std::slice::from_ref(desc));
+        }
+    }
+}

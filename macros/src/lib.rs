@@ -11,6 +11,7 @@
 //! configuration.
 
 use mmqgen_codegen::fields::{from_fields, FieldError, FieldValue, FIELDS};
+use mmqgen_codegen::sweep::{expand_sweep, Expansion, SweepError};
 use mmqgen_codegen::validate::validate;
 use mmqgen_codegen::{
     ArchSet, CpAsync, Engine, ExpandWidth, NumericsMode, Refill, ScaleFetch, Totals,
@@ -35,6 +36,122 @@ use syn::{Ident, Lit, Token};
 #[proc_macro]
 pub fn variant(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     expand(input.into(), &codegen_path()).into()
+}
+
+/// Declares a sweep: `variant!`'s fields, any of which may be a `[a, b, ...]` list, expanded at compile time
+/// to the cartesian product of the lists. `name` (required, never a list) prefixes every point's declared name,
+/// followed by a tag and value per varying field (`rf_t128_s3`). `archs: [sm_80, sm_90]` is one set of
+/// architectures, as in `variant!`; a list of lists (`archs: [[sm_80], [sm_90]]`) sweeps over sets.
+///
+/// Expands to a `mmqgen_codegen::sweep::StaticSweep` (usable in a `const`): the valid points as
+/// `VariantDescription`s, the points the validator refused with their sentences, and the points dropped
+/// because they render like an earlier one. Refused points never stop the build; it fails only for a
+/// problem with the sweep itself (syntax, no name, an unknown or repeated field, an empty list, more than
+/// 10,000 points) or when *every* point is refused (the error quotes the first point's sentence).
+///
+/// ```ignore
+/// pub const RF: mmqgen::codegen::StaticSweep = mmqgen::sweep! {
+///     name: "rf", engine: mma_k32_regfold, mode: int_per32, kdr: 8, scale_fetch: narrow, expand: uint4,
+///     cp_async_activations: 16, archs: [sm_90], stages: [2, 3], tile_n: [64, 128],
+/// };
+/// ```
+#[proc_macro]
+pub fn sweep(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    expand_sweep_macro(input.into(), &codegen_path()).into()
+}
+
+fn expand_sweep_macro(input: TokenStream, root: &TokenStream) -> TokenStream {
+    match sweep_points(input) {
+        Ok(expansion) => sweep_literal(root, &expansion),
+        Err(error) => {
+            let errors = error.to_compile_error();
+            quote! { { #errors #root::sweep::StaticSweep::EMPTY } }
+        }
+    }
+}
+
+fn sweep_points(input: TokenStream) -> syn::Result<Expansion> {
+    let fields = parse_fields.parse2(input.clone())?;
+    let pairs = fields.iter().map(|f| (f.name.as_str(), &f.value));
+    let expansion = expand_sweep(pairs).map_err(|error| {
+        let message = error.to_string();
+        let field_named = |name: &str, on_value: bool| {
+            fields
+                .iter()
+                .filter(|f| f.name == name)
+                .nth(usize::from(matches!(error, SweepError::Repeated(_))))
+                .map(|f| {
+                    if on_value {
+                        syn::Error::new_spanned(&f.value_tokens, &message)
+                    } else {
+                        syn::Error::new(f.name_span, &message)
+                    }
+                })
+        };
+        let placed = match &error {
+            SweepError::UnknownField(name) | SweepError::Repeated(name) => field_named(name, false),
+            SweepError::EmptyList(name) | SweepError::RepeatedValue { field: name, .. } => {
+                field_named(name, true)
+            }
+            SweepError::BadName(_) | SweepError::NameChars(_) => field_named("name", true),
+            SweepError::NoName | SweepError::TooLarge { .. } => None,
+        };
+        placed.unwrap_or_else(|| whole(&input, &message))
+    })?;
+    if expansion.points.is_empty() {
+        let first = expansion
+            .refused
+            .first()
+            .map(|r| format!("; the first, {}, is refused because {}", r.name, r.sentence))
+            .unwrap_or_default();
+        return Err(whole(
+            &input,
+            &format!(
+                "every one of the {} point(s) of sweep `{}` is refused by the validator, so it declares nothing{first}",
+                expansion.total, expansion.name
+            ),
+        ));
+    }
+    Ok(expansion)
+}
+
+/// An error under everything the user wrote (the call site when nothing was written).
+fn whole(input: &TokenStream, message: &str) -> syn::Error {
+    if input.is_empty() {
+        syn::Error::new(Span::call_site(), message)
+    } else {
+        syn::Error::new_spanned(input, message)
+    }
+}
+
+/// The `StaticSweep` literal, inside a block with a `const` so that it is a constant in any context.
+fn sweep_literal(root: &TokenStream, expansion: &Expansion) -> TokenStream {
+    let name = &expansion.name;
+    let total = expansion.total;
+    let points = expansion
+        .points
+        .iter()
+        .map(|p| description_literal(root, &p.desc));
+    let refused = expansion.refused.iter().map(|r| {
+        let (name, sentence) = (&r.name, &r.sentence);
+        quote! { #root::sweep::StaticRefused { name: #name, sentence: #sentence } }
+    });
+    let duplicates = expansion.duplicates.iter().map(|d| {
+        let (name, same_as) = (&d.name, &d.same_as);
+        quote! { (#name, #same_as) }
+    });
+    quote! {
+        {
+            const SWEEP: #root::sweep::StaticSweep = #root::sweep::StaticSweep {
+                name: #name,
+                total: #total,
+                points: &[#(#points),*],
+                refused: &[#(#refused),*],
+                duplicates: &[#(#duplicates),*],
+            };
+            SWEEP
+        }
+    }
 }
 
 /// The whole macro, on `proc_macro2` tokens so that unit tests can run it.
@@ -501,6 +618,42 @@ mod tests {
             }
         };
         assert_eq!(out, expected.to_string());
+    }
+
+    #[test]
+    fn a_sweep_expands_to_a_const_block_of_points() {
+        let out = expand_sweep_macro(
+            quote! { name: "rf", stages: [1, 2], cp_async_activations: [off, 16] },
+            &quote!(::mmqgen::codegen),
+        )
+        .to_string();
+        assert!(out.contains("const SWEEP"), "{out}");
+        assert!(out.contains("total : 4usize"), "{out}");
+        // stages 2 without cp.async is refused: listed, not an error.
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("\"rf_cpaoff_s2\""), "{out}");
+        assert_eq!(out.matches("VariantDescription {").count(), 3, "{out}");
+    }
+
+    #[test]
+    fn sweep_errors_are_compile_errors() {
+        for (input, want) in [
+            (quote! { stages: [1, 2] }, "a sweep needs a name"),
+            (quote! { name: "s", stages: [] }, "empty list"),
+            (
+                quote! { name: "s", kdr: [3, 5] },
+                "every one of the 2 point(s)",
+            ),
+            (quote! { name: "s", kdr: [2], kdr: [4] }, "given twice"),
+        ] {
+            let out = expand_sweep_macro(input, &quote!(::m)).to_string();
+            assert!(out.contains("compile_error"), "{out}");
+            assert!(out.contains(want), "{want}: {out}");
+            assert!(
+                out.ends_with(":: m :: sweep :: StaticSweep :: EMPTY }"),
+                "{out}"
+            );
+        }
     }
 
     #[test]

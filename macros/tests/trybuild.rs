@@ -1,4 +1,4 @@
-//! The `variant!` diagnostics, locked: each `ui/*.rs` is one invalid description and its `.stderr` the exact
+//! The `variant!` and `sweep!` diagnostics, locked: each `ui/*.rs` is one invalid description and its `.stderr` the exact
 //! sentence and caret a user sees; `ui_pass/*.rs` must build and run. Regenerate after an intended change
 //! with `TRYBUILD=overwrite cargo test -p mmqgen-macros --test trybuild`, then read every changed `.stderr`.
 //!

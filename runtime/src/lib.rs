@@ -10,7 +10,7 @@ pub use matmul::{Mmq, MmqError, Q6kMatrix};
 pub use mmqgen_codegen as codegen;
 pub use mmqgen_codegen::{Arch, Engine, NumericsMode, VariantDescription};
 pub use mmqgen_formats as formats;
-pub use mmqgen_macros::variant;
+pub use mmqgen_macros::{sweep, variant};
 pub use mmqgen_reference as reference;
 pub use weights::Layout;
 
@@ -26,5 +26,6 @@ pub mod matmul;
 pub mod mutants;
 pub mod parity;
 pub mod select;
+pub mod sweep;
 pub mod testing;
 pub mod weights;

@@ -185,3 +185,63 @@ fn the_embedded_config_checks_clean_and_explains_a_shape() {
     assert!(explain.status.success(), "{}", stderr(&explain));
     assert!(!stdout(&explain).is_empty());
 }
+
+#[test]
+fn list_shows_what_a_sweep_expands_to() {
+    let file = scratch("sweep.toml");
+    std::fs::write(
+        &file,
+        "[[sweep]]\nname = \"sw\"\nengine = \"mma_k16\"\nstages = [1, 2]\ncp_async_activations = [\"off\", 16]\n\
+         archs = [[\"sm_90\"], [\"sm_80\", \"sm_90\"]]\n",
+    )
+    .unwrap();
+    let output = mmqgen(&["--variants", file.to_str().unwrap(), "list"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let out = stdout(&output);
+    // 2 x 2 x 2 = 8: stages 2 without cp.async is refused (2 points), the two architecture sets render alike.
+    assert!(
+        out.contains("sweep sw: 3 point(s) of a product of 8 (2 refused by the validator, 3 render like another point)"),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.starts_with("sw_cpaoff_s1_sm90 ")),
+        "{out}"
+    );
+    assert!(
+        out.contains("  refused:   sw_cpaoff_s2_sm90: stages: "),
+        "{out}"
+    );
+    assert!(
+        out.contains("  duplicate: sw_cpaoff_s1_sm80sm90 renders like sw_cpaoff_s1_sm90"),
+        "{out}"
+    );
+
+    // The shipped example sweeps the regfold engine's knobs: at least 100 valid points.
+    let output = mmqgen(&[
+        "--variants",
+        repo("examples/sweeps/regfold.toml").to_str().unwrap(),
+        "list",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let out = stdout(&output);
+    let summary = out
+        .lines()
+        .find(|l| l.starts_with("sweep rf: "))
+        .unwrap_or_else(|| panic!("no sweep summary in {out}"));
+    let points: usize = summary["sweep rf: ".len()..]
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert!(points >= 100, "{summary}");
+
+    // A sweep that cannot be expanded is one sentence naming it.
+    std::fs::write(&file, "[[sweep]]\nname = \"sw\"\nstages = []\n").unwrap();
+    let output = mmqgen(&["--variants", file.to_str().unwrap(), "list"]);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("sweep #1 (sw): field `stages` has an empty list"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -61,3 +61,100 @@ fn arguments_are_checked_before_the_gpu() {
     assert!(!mmqgen(&["tune", "--tokens", "0"]).status.success());
     assert!(!mmqgen(&["tune", "--repeats", "0"]).status.success());
 }
+
+fn sweep_file() -> PathBuf {
+    let file = scratch("sweep.toml");
+    // Two points compile for sm_90 (stages 2 without cp.async is refused); a variant declared for sm_80 only.
+    std::fs::write(
+        &file,
+        "[[sweep]]\nname = \"sw\"\nengine = \"mma_k16\"\nstages = [1, 2]\ntile_n = [32, 64]\n\n\
+         [[variant]]\nname = \"only80\"\nengine = \"mma_k16\"\ntile_n = 48\narchs = [\"sm_80\"]\n",
+    )
+    .unwrap();
+    file
+}
+
+#[test]
+fn a_sweep_is_checked_before_the_gpu() {
+    let file = sweep_file();
+    let file = file.to_str().unwrap();
+    let line = one_sentence(&mmqgen(&["--variants", file, "tune", "--sweep", "nope"]));
+    assert!(line.contains("no sweep named 'nope'"), "{line}");
+    assert!(line.contains("they declare sw"), "{line}");
+    if mmqgen::device::Gpu::open(0).is_err() {
+        let out = scratch("sweep-tuned.toml");
+        let line = one_sentence(&mmqgen(&[
+            "--variants",
+            file,
+            "tune",
+            "--shape",
+            "4096,512,4096",
+            "--output",
+            out.to_str().unwrap(),
+        ]));
+        assert!(line.contains("mmqgen: tune needs a GPU"), "{line}");
+        assert!(!out.exists());
+    }
+    // --shape replaces --tokens/--m/--k.
+    assert!(
+        !mmqgen(&["tune", "--shape", "4096,512,4096", "--tokens", "8"])
+            .status
+            .success()
+    );
+}
+
+/// The CPU half alone: every point compiled in parallel, the one not declared for sm_90 dropped with its
+/// sentence, the ranking written as JSON lines and markdown; no GPU is touched.
+#[test]
+fn compile_only_runs_the_cpu_half_and_writes_the_ranking() {
+    if !mmqgen::testing::nvrtc_or_skip("compile_only_runs_the_cpu_half_and_writes_the_ranking") {
+        return;
+    }
+    let file = sweep_file();
+    let prefix = scratch("ranking");
+    let output = mmqgen(&[
+        "--variants",
+        file.to_str().unwrap(),
+        "tune",
+        "--compile-only",
+        "--sweep",
+        "sw",
+        "--variant",
+        "only80",
+        "--jobs",
+        "2",
+        "--ranking",
+        prefix.to_str().unwrap(),
+    ]);
+    let err = stderr(&output);
+    assert!(output.status.success(), "{err}");
+    let out = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        err.contains("tune: compiling 3 candidate(s) for sm_90 on 2 thread(s)"),
+        "{err}"
+    );
+    assert!(err.contains("compile [3/3]"), "{err}");
+    assert!(
+        out.contains("dropped only80: declared for [sm_80], not sm_90"),
+        "{out}"
+    );
+    assert!(
+        out.contains("2 of 3 candidate(s) compiled cleanly for sm_90"),
+        "{out}"
+    );
+    let jsonl = std::fs::read_to_string(prefix.with_extension("jsonl")).unwrap();
+    let rows: Vec<serde_json::Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 3, "{jsonl}");
+    assert_eq!(rows[0]["stage"], "compiled");
+    assert!(rows[0]["registers"].as_u64().unwrap() > 0, "{jsonl}");
+    assert_eq!(rows[2]["stage"], "dropped at compile");
+    assert_eq!(rows[0]["variant"], "sw_t32_s1");
+    let md = std::fs::read_to_string(prefix.with_extension("md")).unwrap();
+    assert!(
+        md.contains("| only80 | dropped at compile | declared for [sm_80], not sm_90"),
+        "{md}"
+    );
+}

@@ -24,8 +24,9 @@ use std::process::ExitCode;
     about = "q6_K MMQ kernel variants: declare, emit, compile, check, time"
 )]
 struct Cli {
-    /// A TOML file of extra `[[variant]]` tables, validated like `variant!` (repeat for several files: every
-    /// one is read, and names must be unique across all of them and the catalogue).
+    /// A TOML file of extra `[[variant]]` tables, validated like `variant!`, and `[[sweep]]` tables, expanded
+    /// to their points (repeat for several files: every one is read, and names must be unique across all of
+    /// them and the catalogue).
     #[arg(long, global = true, action = clap::ArgAction::Append)]
     variants: Vec<PathBuf>,
     #[command(subcommand)]
@@ -37,7 +38,8 @@ enum Command {
     /// The main job: compile the selected variants, run the CPU reference and, on a GPU, prove and time
     /// them; says plainly what this machine could not do.
     Run(run::RunArgs),
-    /// List the known variants: declared name, canonical name, engine, mode, architectures.
+    /// List the known variants: declared name, canonical name, engine, mode, architectures; then what each
+    /// sweep of the --variants files expands to (counts, refused points with their sentences, duplicates).
     List,
     /// Print the generated CUDA of one variant (declared or canonical name).
     Emit {
@@ -170,12 +172,35 @@ fn one_line(message: &str) -> String {
     crate::formats::input::escaped(message)
 }
 
-fn variants(
-    files: &[PathBuf],
-    catalogue: &[VariantDescription],
-) -> Result<Vec<VariantDescription>, CliError> {
+/// A sweep of a `--variants` file, as the CLI holds it: its expansion, and the name each point answers to in the
+/// variant list (a point that renders like a variant already known is that variant, never a second copy).
+#[derive(Clone, Debug)]
+pub struct LoadedSweep {
+    pub expansion: crate::codegen::Expansion,
+    /// Per valid point: the name of the variant it is in the list (its own name, or the earlier variant's).
+    pub candidates: Vec<String>,
+    /// `(point, variant)`: valid points that render like a variant known before them (catalogue or file).
+    pub already_known: Vec<(String, String)>,
+}
+
+/// The variants the CLI knows (the catalogue first) and the sweeps the files declared.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub all: Vec<VariantDescription>,
+    /// How many of `all` are the catalogue handed in (the rest come from the files).
+    pub catalogue_len: usize,
+    pub sweeps: Vec<LoadedSweep>,
+}
+
+fn variants(files: &[PathBuf], catalogue: &[VariantDescription]) -> Result<Loaded, CliError> {
     let mut all = catalogue.to_vec();
     let mut names = crate::select::VariantNames::new(catalogue);
+    let mut by_canonical: std::collections::HashMap<String, String> = catalogue
+        .iter()
+        .rev()
+        .map(|v| (canonical_name(v), v.name.to_string()))
+        .collect();
+    let mut sweeps = Vec::new();
     for (i, path) in files.iter().enumerate() {
         if let Some(first) = files[..i].iter().position(|p| p == path) {
             return Err(format!(
@@ -187,16 +212,64 @@ fn variants(
             .into());
         }
         let text = read_text_capped(path, VARIANT_FILE)?;
-        let extra = spec_file::variants_from_toml_str(&text)
+        let spec = spec_file::spec_from_toml_str(&text)
             .map_err(|e| format!("{}: {e}", shown_path(path)))?;
-        for v in extra {
+        for v in spec.variants {
             names
                 .add(&v, all.len(), &all)
                 .map_err(|e| format!("{}: {e}", shown_path(path)))?;
+            by_canonical
+                .entry(canonical_name(&v))
+                .or_insert_with(|| v.name.to_string());
             all.push(v);
         }
+        for expansion in spec.sweeps {
+            let mut candidates = Vec::new();
+            let mut already_known = Vec::new();
+            for point in &expansion.points {
+                if let Some(known) = by_canonical.get(&point.canonical) {
+                    already_known.push((point.desc.name.to_string(), known.clone()));
+                    candidates.push(known.clone());
+                    continue;
+                }
+                names
+                    .add(&point.desc, all.len(), &all)
+                    .map_err(|e| format!("{}: sweep {}: {e}", shown_path(path), expansion.name))?;
+                by_canonical.insert(point.canonical.clone(), point.desc.name.to_string());
+                candidates.push(point.desc.name.to_string());
+                all.push(point.desc.clone());
+            }
+            sweeps.push(LoadedSweep {
+                expansion,
+                candidates,
+                already_known,
+            });
+        }
     }
-    Ok(all)
+    Ok(Loaded {
+        all,
+        catalogue_len: catalogue.len(),
+        sweeps,
+    })
+}
+
+/// What `mmqgen list` prints after the variant table for each sweep: its counts, then every point it refused
+/// with the validator's sentence and every point it did not keep because it renders like another.
+pub fn sweep_listing(sweep: &LoadedSweep) -> String {
+    let e = &sweep.expansion;
+    let mut s = format!("\n{}\n", e.summary());
+    for (point, known) in &sweep.already_known {
+        s += &format!(
+            "  known:     {point} renders like the known variant {known}, which stands for it\n"
+        );
+    }
+    for d in &e.duplicates {
+        s += &format!("  duplicate: {} renders like {}\n", d.name, d.same_as);
+    }
+    for r in &e.refused {
+        s += &format!("  refused:   {}: {}\n", r.name, r.sentence);
+    }
+    s
 }
 
 /// Looks a variant up by declared or canonical name, or says which names exist.
@@ -221,11 +294,12 @@ pub fn find_variant<'a>(
 }
 
 fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError> {
-    let all = variants(&cli.variants, catalogue)?;
+    let loaded = variants(&cli.variants, catalogue)?;
+    let all = loaded.all.clone();
     match cli.command {
         Command::Run(args) => run::run(&args, &all),
         Command::Bench(args) => bench::run(&args, &all),
-        Command::Tune(args) => tune::run(&args, &all),
+        Command::Tune(args) => tune::run(&args, &loaded, &cli.variants),
         Command::Profile(args) => profile::run(&args, &all),
         Command::List => {
             println!(
@@ -241,6 +315,9 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
                     v.archs.to_string(),
                     canonical_name(v)
                 );
+            }
+            for sweep in &loaded.sweeps {
+                print!("{}", sweep_listing(sweep));
             }
             Ok(ExitCode::SUCCESS)
         }

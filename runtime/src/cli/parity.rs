@@ -825,6 +825,34 @@ fn drain(pipe: Option<Box<dyn Read + Send>>) -> Drained {
     Drained { text, done }
 }
 
+/// One variant on one case in a fresh process started from `child` (DECISIONS.md 11), compared with the CPU
+/// reference: how `mmqgen tune` proves each candidate on a ragged shape before timing it. Returns the row and
+/// its one-line summary.
+pub fn prove_in_child(
+    child: &ChildCommand,
+    desc: &VariantDescription,
+    case: ParityCase,
+    gpu: usize,
+    cubin_cache: Option<&Path>,
+    timeout: Duration,
+) -> (ParityRow, String) {
+    let row = run_child_process(
+        child,
+        &ChildSpec {
+            desc,
+            case,
+            gguf: None,
+            gpu,
+            proven: None,
+            save: None,
+            cubin_cache,
+            timeout,
+        },
+    );
+    let line = progress_line(&row);
+    (row, line)
+}
+
 fn run_child_process(child: &ChildCommand, spec: &ChildSpec<'_>) -> ParityRow {
     let start = Instant::now();
     let ms = |start: Instant| start.elapsed().as_secs_f64() * 1e3;

@@ -2,6 +2,14 @@
 //! same parity-then-time path as `mmqgen bench`), pick the fastest bit-exact candidate per token count, and
 //! write a selection config (`[[rule]]` tables, [`crate::select`]) whose header says where it came from.
 //!
+//! Every candidate is first compiled with NVRTC on all the CPU cores, and those that spill or do not fit in
+//! shared memory are dropped before any GPU time ([`crate::sweep::compile_all`]); on a GPU, each survivor is then
+//! proven bit-exact on a ragged shape in a fresh process (`--parity-shape`, DECISIONS.md 11) before the bench
+//! times the rest. Besides the config, tune writes a ranked table of every candidate as JSON lines and markdown
+//! (`--ranking`). A `--variants` file with `[[sweep]]` tables tunes its sweeps' points (or `--sweep NAME`);
+//! `--compile-only` runs the CPU half alone, without a GPU. With `--shape` given for several (m, K), the config
+//! holds rules per (m, K) and, last, rules for any shape from the best geometric mean over the (m, K).
+//!
 //! The GPU part is [`run`]; everything after the measurements is pure ([`measurements`] aside, which only
 //! reads a [`BenchReport`]): [`winners`] -> [`merge_rules`] -> [`render_config`] -> [`tuned_config`], which
 //! parses the text back and refuses it when `config check` would find a problem.
@@ -11,14 +19,22 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::{find_variant, CliError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::{find_variant, CliError, Loaded, LoadedSweep};
 use crate::bench::{
     default_variants, run_bench, BenchConfig, BenchReport, Outcome, DEFAULT_REPEATS,
 };
+use crate::cache::CubinCache;
 use crate::codegen::{Arch, VariantDescription};
 use crate::device::Gpu;
+use crate::formats::input::shown;
 use crate::parity::Shape;
+use crate::parity::{ParityCase, Status};
 use crate::select::{arch_from_str, Bounds, Config};
+use crate::sweep::{self, Compiled, GpuOutcome, RankRow, Stage};
+use crate::weights::Layout;
 
 /// Token counts measured when no `--tokens` is given.
 pub const DEFAULT_TOKENS: [usize; 7] = [1, 8, 32, 128, 512, 2048, 4096];
@@ -63,9 +79,50 @@ pub struct TuneArgs {
     #[arg(long, default_value_t = 0)]
     pub gpu: usize,
 
-    /// Keep compiled cubins in DIR between runs.
+    /// Keep compiled cubins in DIR between runs (default: a scratch folder for this run, so the compile stage's
+    /// cubins serve the parity and timing stages).
     #[arg(long, value_name = "DIR")]
     pub cubin_cache: Option<PathBuf>,
+
+    /// Tune the points of this sweep of a --variants file (repeat for several). When a --variants file declares
+    /// sweeps and neither --variant nor --sweep is given, every sweep's points are tuned.
+    #[arg(long = "sweep", value_name = "NAME")]
+    pub sweep: Vec<String>,
+
+    /// A shape m,n,k to measure (repeat for several), instead of --tokens with --m and --k.
+    #[arg(long = "shape", value_name = "M,N,K", value_parser = parse_shape, conflicts_with_all = ["tokens", "m", "k"])]
+    pub shape: Vec<Shape>,
+
+    /// The ragged shape every candidate is proven bit-exact on (every output compared), before any timing.
+    #[arg(long, value_name = "M,N,K", default_value = "1000,77,2816", value_parser = parse_shape)]
+    pub parity_shape: Shape,
+
+    /// Only the CPU half: compile every candidate for --arch, drop what spills or does not fit, write the
+    /// ranking files; no GPU is needed and no config is written.
+    #[arg(long)]
+    pub compile_only: bool,
+
+    /// The architecture of --compile-only (a GPU run uses the GPU's).
+    #[arg(
+        long,
+        value_name = "ARCH",
+        default_value = "sm_90",
+        requires = "compile_only"
+    )]
+    pub arch: String,
+
+    /// Compile threads (default: every CPU core).
+    #[arg(long, value_name = "N", value_parser = parse_positive)]
+    pub jobs: Option<usize>,
+
+    /// Where the ranked table goes: PREFIX.jsonl and PREFIX.md (default: the --output path without its
+    /// extension, plus `.ranking`).
+    #[arg(long, value_name = "PREFIX")]
+    pub ranking: Option<PathBuf>,
+}
+
+fn parse_shape(s: &str) -> Result<Shape, String> {
+    s.parse()
 }
 
 /// One candidate at one token count: its median (µs), or why it cannot be chosen.
@@ -75,10 +132,12 @@ pub struct Candidate {
     pub result: Result<f64, String>,
 }
 
-/// Every candidate at one token count.
+/// Every candidate at one shape.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Measured {
+    pub m: usize,
     pub n: usize,
+    pub k: usize,
     pub candidates: Vec<Candidate>,
 }
 
@@ -97,8 +156,8 @@ pub struct Provenance {
     /// `2026-11-29T14:03:12Z`.
     pub date: String,
     pub commit: String,
-    pub m: usize,
-    pub k: usize,
+    /// The measured (m, K), in order.
+    pub mk: Vec<(usize, usize)>,
     pub warmup: usize,
     pub repeats: usize,
     pub parity_samples: usize,
@@ -111,6 +170,9 @@ pub struct Provenance {
 pub struct TunedRule {
     pub name: String,
     pub tokens: Bounds,
+    /// Only for this m and K (rules per (m, K) when several were measured).
+    pub m: Option<usize>,
+    pub k: Option<usize>,
     pub variant: String,
 }
 
@@ -167,6 +229,8 @@ pub fn merge_rules(arch: Arch, winners: &[(usize, String)]) -> Vec<TunedRule> {
                 rules.push(TunedRule {
                     name: String::new(),
                     tokens: Bounds { min, max },
+                    m: None,
+                    k: None,
                     variant: variant.clone(),
                 });
             }
@@ -190,14 +254,117 @@ fn fmt_us(us: f64) -> String {
     }
 }
 
-/// The config text: the provenance header (GPU, driver, NVRTC, date, commit, shapes, every candidate's
-/// median per token count and every failure with its reason), then one `[[rule]]` per rule.
-pub fn render_config(prov: &Provenance, measured: &[Measured], rules: &[TunedRule]) -> String {
+/// The measured (m, K) in first-seen order, and the measurements of each.
+pub fn groups(measured: &[Measured]) -> Vec<((usize, usize), Vec<Measured>)> {
+    let mut out: Vec<((usize, usize), Vec<Measured>)> = Vec::new();
+    for m in measured {
+        match out.iter_mut().find(|(mk, _)| *mk == (m.m, m.k)) {
+            Some((_, list)) => list.push(m.clone()),
+            None => out.push(((m.m, m.k), vec![m.clone()])),
+        }
+    }
+    out
+}
+
+/// For each n measured at several (m, K): every candidate's geometric mean over those (m, K) of its median over
+/// the best median there (1.0 = fastest at each), as a [`Measured`] with m = K = 0, so that [`winners`] picks the
+/// best candidate for shapes no (m, K) rule covers. A candidate not timed at every (m, K) of an n is not eligible.
+pub fn across_shapes(measured: &[Measured]) -> Vec<Measured> {
     let mut ns: Vec<usize> = measured.iter().map(|m| m.n).collect();
     ns.sort_unstable();
     ns.dedup();
-    let ns_text: Vec<String> = ns.iter().map(usize::to_string).collect();
-    let won = winners(measured);
+    ns.iter()
+        .map(|&n| {
+            let at: Vec<&Measured> = measured.iter().filter(|m| m.n == n).collect();
+            let best: Vec<Option<f64>> = at
+                .iter()
+                .map(|m| {
+                    m.candidates
+                        .iter()
+                        .filter_map(|c| c.result.as_ref().ok().copied())
+                        .filter(|us| us.is_finite() && *us > 0.0)
+                        .min_by(f64::total_cmp)
+                })
+                .collect();
+            let mut names: Vec<&str> = Vec::new();
+            for m in &at {
+                for c in &m.candidates {
+                    if !names.contains(&c.name.as_str()) {
+                        names.push(&c.name);
+                    }
+                }
+            }
+            let candidates = names
+                .iter()
+                .map(|name| {
+                    let mut log_sum = 0.0;
+                    for (m, best) in at.iter().zip(&best) {
+                        let us = m
+                            .candidates
+                            .iter()
+                            .find(|c| c.name == *name)
+                            .and_then(|c| c.result.as_ref().ok().copied())
+                            .filter(|us| us.is_finite() && *us > 0.0);
+                        match (us, best) {
+                            (Some(us), Some(b)) => log_sum += (us / b).ln(),
+                            _ => {
+                                return Candidate {
+                                    name: name.to_string(),
+                                    result: Err(format!("not timed at m = {}, k = {}", m.m, m.k)),
+                                }
+                            }
+                        }
+                    }
+                    Candidate {
+                        name: name.to_string(),
+                        result: Ok((log_sum / at.len() as f64).exp()),
+                    }
+                })
+                .collect();
+            Measured {
+                m: 0,
+                n,
+                k: 0,
+                candidates,
+            }
+        })
+        .collect()
+}
+
+/// The rules for `measured`: with one (m, K), the winners per n ([`merge_rules`]); with several, first rules
+/// limited to each (m, K), then rules for any shape from [`across_shapes`].
+pub fn tuned_rules(arch: Arch, measured: &[Measured]) -> Vec<TunedRule> {
+    let names = |w: Vec<(usize, String, f64)>| -> Vec<(usize, String)> {
+        w.into_iter().map(|(n, v, _)| (n, v)).collect()
+    };
+    let groups = groups(measured);
+    if groups.len() <= 1 {
+        return merge_rules(arch, &names(winners(measured)));
+    }
+    let mut rules = Vec::new();
+    for ((m, k), list) in &groups {
+        for mut r in merge_rules(arch, &names(winners(list))) {
+            r.name = r.name.replacen("tuned-", &format!("tuned-m{m}-k{k}-"), 1);
+            r.m = Some(*m);
+            r.k = Some(*k);
+            rules.push(r);
+        }
+    }
+    rules.extend(merge_rules(arch, &names(winners(&across_shapes(measured)))));
+    rules
+}
+
+/// The config text: the provenance header (GPU, driver, NVRTC, date, commit, shapes, every candidate's
+/// median per shape and every failure with its reason), `[[variant]]` tables for `declare` (selected variants
+/// the catalogue does not hold, such as sweep points), then one `[[rule]]` per rule.
+pub fn render_config(
+    prov: &Provenance,
+    measured: &[Measured],
+    rules: &[TunedRule],
+    declare: &[VariantDescription],
+) -> String {
+    let groups = groups(measured);
+    let several = groups.len() > 1;
     let mut s = String::new();
     s += "# mmqgen selection config written by `mmqgen tune`. Check it with `mmqgen config check FILE`; ask it\n";
     s += "# with `mmqgen explain --config FILE --arch .. --m .. --n .. --k ..`.\n#\n";
@@ -212,13 +379,26 @@ pub fn render_config(prov: &Provenance, measured: &[Measured], rules: &[TunedRul
         prov.commit,
         prov.date
     );
+    let ns_of = |list: &[Measured]| -> String {
+        let mut ns: Vec<usize> = list.iter().map(|m| m.n).collect();
+        ns.sort_unstable();
+        ns.dedup();
+        ns.iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let shapes_text = match prov.mk.as_slice() {
+        [(m, k)] => format!("m x n x k = {m} x n x {k}, n = {}", ns_of(measured)),
+        _ => groups
+            .iter()
+            .map(|((m, k), list)| format!("m x n x k = {m} x n x {k}, n = {}", ns_of(list)))
+            .collect::<Vec<_>>()
+            .join("; "),
+    };
     s += &format!(
-        "# Shapes: m x n x k = {} x n x {}, n = {}; {} warm-up and {} timed calls per candidate per shape (CUDA\n",
-        prov.m,
-        prov.k,
-        ns_text.join(", "),
-        prov.warmup,
-        prov.repeats
+        "# Shapes: {shapes_text}; {} warm-up and {} timed calls per candidate per shape (CUDA\n",
+        prov.warmup, prov.repeats
     );
     s += &format!(
         "# events, rotated inputs). Each candidate first passed parity alone on poisoned output ({} sampled\n",
@@ -230,35 +410,79 @@ pub fn render_config(prov: &Provenance, measured: &[Measured], rules: &[TunedRul
         s += &format!("# The run stopped early: {}\n", one_line(why));
     }
     s += "# Medians in us (activation quantization included), fastest first; * marks the winner:\n";
-    for n in &ns {
-        let mut timed: Vec<(&str, f64)> = Vec::new();
-        let mut failed: Vec<String> = Vec::new();
-        for m in measured.iter().filter(|m| m.n == *n) {
-            for c in &m.candidates {
-                match &c.result {
-                    Ok(us) if us.is_finite() => timed.push((c.name.as_str(), *us)),
-                    Ok(us) => failed.push(format!("{} (median {us} is not a time)", c.name)),
-                    Err(why) => failed.push(format!("{} ({})", c.name, one_line(why))),
+    for ((m, k), list) in &groups {
+        let won = winners(list);
+        let mut ns: Vec<usize> = list.iter().map(|m| m.n).collect();
+        ns.sort_unstable();
+        ns.dedup();
+        for n in &ns {
+            let mut timed: Vec<(&str, f64)> = Vec::new();
+            let mut failed: Vec<String> = Vec::new();
+            for meas in list.iter().filter(|meas| meas.n == *n) {
+                for c in &meas.candidates {
+                    match &c.result {
+                        Ok(us) if us.is_finite() => timed.push((c.name.as_str(), *us)),
+                        Ok(us) => failed.push(format!("{} (median {us} is not a time)", c.name)),
+                        Err(why) => failed.push(format!("{} ({})", c.name, one_line(why))),
+                    }
                 }
             }
+            timed.sort_by(|a, b| a.1.total_cmp(&b.1));
+            let winner = won.iter().find(|w| w.0 == *n).map(|w| w.1.as_str());
+            let cells: Vec<String> = timed
+                .iter()
+                .map(|(name, us)| {
+                    let mark = if Some(*name) == winner { "*" } else { "" };
+                    format!("{mark}{name} {}", fmt_us(*us))
+                })
+                .collect();
+            let timed_text = if cells.is_empty() {
+                "no candidate passed parity and was timed, so this n chose nothing".to_string()
+            } else {
+                cells.join(", ")
+            };
+            let at = if several {
+                format!("m = {m}, k = {k}, n = {n}")
+            } else {
+                format!("n = {n}")
+            };
+            s += &format!("#   {at}: {timed_text}\n");
+            for f in failed {
+                s += &format!("#     failed: {f}\n");
+            }
         }
-        timed.sort_by(|a, b| a.1.total_cmp(&b.1));
-        let winner = won.iter().find(|w| w.0 == *n).map(|w| w.1.as_str());
-        let cells: Vec<String> = timed
-            .iter()
-            .map(|(name, us)| {
-                let mark = if Some(*name) == winner { "*" } else { "" };
-                format!("{mark}{name} {}", fmt_us(*us))
-            })
-            .collect();
-        let timed_text = if cells.is_empty() {
-            "no candidate passed parity and was timed, so this n chose nothing".to_string()
-        } else {
-            cells.join(", ")
-        };
-        s += &format!("#   n = {n}: {timed_text}\n");
-        for f in failed {
-            s += &format!("#     failed: {f}\n");
+    }
+    if several {
+        s += "# Across the (m, k), geometric mean of each candidate's median over the best there (1.000 = fastest\n";
+        s += "# at every (m, k)); it chooses the rules for any other shape:\n";
+        let across = across_shapes(measured);
+        let won = winners(&across);
+        for meas in &across {
+            let mut timed: Vec<(&str, f64)> = meas
+                .candidates
+                .iter()
+                .filter_map(|c| c.result.as_ref().ok().map(|x| (c.name.as_str(), *x)))
+                .collect();
+            timed.sort_by(|a, b| a.1.total_cmp(&b.1));
+            let winner = won.iter().find(|w| w.0 == meas.n).map(|w| w.1.as_str());
+            let cells: Vec<String> = timed
+                .iter()
+                .take(5)
+                .map(|(name, x)| {
+                    let mark = if Some(*name) == winner { "*" } else { "" };
+                    format!("{mark}{name} {x:.3}")
+                })
+                .collect();
+            s += &format!(
+                "#   n = {}: {}{}\n",
+                meas.n,
+                cells.join(", "),
+                if timed.len() > 5 {
+                    format!(" and {} more", timed.len() - 5)
+                } else {
+                    String::new()
+                }
+            );
         }
     }
     s += "# Rules: the winner per n; consecutive n with the same winner share a rule, each boundary lies halfway\n";
@@ -267,13 +491,21 @@ pub fn render_config(prov: &Provenance, measured: &[Measured], rules: &[TunedRul
     s += "# Format: [[rule]] tables, first match wins. arch = \"sm_80\" | \"sm_90\"; tokens (n), and optionally m\n";
     s += "# and k, as an integer (exactly), [min, max] (inclusive) or { min = .. } (open-ended); variant = a\n";
     s += "# declared or canonical name.\n";
+    for d in declare {
+        s += "\n";
+        s += &crate::codegen::spec_file::variant_toml(d);
+    }
     for r in rules {
         let tokens = match r.tokens.max {
             Some(max) => format!("[{}, {max}]", r.tokens.min),
             None => format!("{{ min = {} }}", r.tokens.min),
         };
+        let limits = match (r.m, r.k) {
+            (Some(m), Some(k)) => format!("m = {m}\nk = {k}\n"),
+            _ => String::new(),
+        };
         s += &format!(
-            "\n[[rule]]\nname = \"{}\"\narch = \"{}\"\ntokens = {tokens}\nvariant = \"{}\"\n",
+            "\n[[rule]]\nname = \"{}\"\narch = \"{}\"\ntokens = {tokens}\n{limits}variant = \"{}\"\n",
             r.name,
             prov.arch.keyword(),
             r.variant
@@ -283,24 +515,34 @@ pub fn render_config(prov: &Provenance, measured: &[Measured], rules: &[TunedRul
 }
 
 /// The tuned config for these measurements, parsed back with [`Config::parse`] against `catalogue` and
-/// refused when no token count has a winner or `config check` finds a problem (gaps, dead rules).
+/// refused when no shape has a winner or `config check` finds a problem (gaps, dead rules). A selected variant
+/// that `catalogue` does not know but `extra` holds (a sweep point, a variant of a --variants file) is declared
+/// in the config as a `[[variant]]` table, so that the config stands alone.
 pub fn tuned_config(
     prov: &Provenance,
     measured: &[Measured],
     catalogue: &[VariantDescription],
+    extra: &[VariantDescription],
 ) -> Result<Tuned, CliError> {
-    let won: Vec<(usize, String)> = winners(measured)
-        .into_iter()
-        .map(|(n, v, _)| (n, v))
-        .collect();
-    if won.is_empty() {
+    if winners(measured).is_empty() {
         return Err(
             "no candidate was built and passed parity at any measured token count, so there is nothing to select"
                 .into(),
         );
     }
-    let rules = merge_rules(prov.arch, &won);
-    let text = render_config(prov, measured, &rules);
+    let rules = tuned_rules(prov.arch, measured);
+    let mut declare: Vec<VariantDescription> = Vec::new();
+    for r in &rules {
+        if crate::catalogue::find(catalogue, &r.variant).is_some()
+            || declare.iter().any(|d| d.name == r.variant)
+        {
+            continue;
+        }
+        if let Some(d) = crate::catalogue::find(extra, &r.variant) {
+            declare.push(d.clone());
+        }
+    }
+    let text = render_config(prov, measured, &rules, &declare);
     let config = Config::parse(&text, catalogue).map_err(|e| {
         format!("the tuned config does not parse back ({e}); this is a bug in mmqgen tune")
     })?;
@@ -327,7 +569,9 @@ pub fn measurements(report: &BenchReport, descs: &[VariantDescription]) -> Vec<M
         .shapes
         .iter()
         .map(|shape| Measured {
+            m: shape.shape.m,
             n: shape.shape.n,
+            k: shape.shape.k,
             candidates: descs
                 .iter()
                 .map(|d| {
@@ -351,15 +595,47 @@ pub fn measurements(report: &BenchReport, descs: &[VariantDescription]) -> Vec<M
         .collect()
 }
 
+/// The candidates: the named variants (`--variant`), the named sweeps' points (`--sweep`), every sweep's points
+/// when the files declare sweeps and neither is given, else every variant except the dp4a engine's. Each once.
 fn candidates(
     args: &TuneArgs,
     all: &[VariantDescription],
+    sweeps: &[LoadedSweep],
 ) -> Result<Vec<VariantDescription>, CliError> {
-    if args.variant.is_empty() {
+    let mut names: Vec<&str> = args.variant.iter().map(String::as_str).collect();
+    for wanted in &args.sweep {
+        let sweep = sweeps
+            .iter()
+            .find(|s| s.expansion.name == *wanted)
+            .ok_or_else(|| {
+                let known: Vec<&str> = sweeps.iter().map(|s| s.expansion.name.as_str()).collect();
+                format!(
+                    "no sweep named '{}' in the --variants files: {}",
+                    shown(wanted),
+                    if known.is_empty() {
+                        "they declare none".to_string()
+                    } else {
+                        format!("they declare {}", known.join(", "))
+                    }
+                )
+            })?;
+        names.extend(sweep.candidates.iter().map(String::as_str));
+    }
+    if names.is_empty() && args.sweep.is_empty() && !sweeps.is_empty() {
+        names.extend(
+            sweeps
+                .iter()
+                .flat_map(|s| s.candidates.iter().map(String::as_str)),
+        );
+    }
+    if names.is_empty() {
+        if !args.sweep.is_empty() {
+            return Err("the named sweeps have no valid point, so there is nothing to tune".into());
+        }
         return Ok(default_variants(all));
     }
     let mut chosen: Vec<VariantDescription> = Vec::new();
-    for name in &args.variant {
+    for name in names {
         let v = find_variant(all, name)?;
         if !chosen.iter().any(|c| c.name == v.name) {
             chosen.push(v.clone());
@@ -368,8 +644,18 @@ fn candidates(
     Ok(chosen)
 }
 
-/// The measured shapes, `(m, n, k)` for each distinct n in ascending order, each checked like `--shape`.
+/// The measured shapes: `--shape` as given (each once, in order), else `(m, n, k)` for each distinct n of
+/// `--tokens` in ascending order, each checked like `--shape`.
 fn shapes(args: &TuneArgs) -> Result<Vec<Shape>, CliError> {
+    if !args.shape.is_empty() {
+        let mut out: Vec<Shape> = Vec::new();
+        for s in &args.shape {
+            if !out.contains(s) {
+                out.push(*s);
+            }
+        }
+        return Ok(out);
+    }
     let mut ns = if args.tokens.is_empty() {
         DEFAULT_TOKENS.to_vec()
     } else {
@@ -401,25 +687,199 @@ fn check_output(path: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
-pub fn run(args: &TuneArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
-    let descs = candidates(args, all)?;
+/// PREFIX of the ranking files: `--ranking`, else the output without its extension plus `.ranking`.
+fn ranking_prefix(args: &TuneArgs) -> PathBuf {
+    args.ranking
+        .clone()
+        .unwrap_or_else(|| args.output.with_extension("ranking"))
+}
+
+fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
+    let mut s = prefix.as_os_str().to_os_string();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// Writes PREFIX.jsonl and PREFIX.md; returns their paths.
+fn write_ranking(
+    prefix: &Path,
+    rows: &[RankRow],
+    shapes: &[Shape],
+    title: &str,
+) -> Result<(PathBuf, PathBuf), CliError> {
+    let jsonl = with_suffix(prefix, ".jsonl");
+    let md = with_suffix(prefix, ".md");
+    std::fs::write(&jsonl, sweep::json_lines(rows, shapes))
+        .map_err(|e| format!("cannot write {}: {e}", jsonl.display()))?;
+    std::fs::write(&md, sweep::markdown(rows, shapes, title))
+        .map_err(|e| format!("cannot write {}: {e}", md.display()))?;
+    Ok((jsonl, md))
+}
+
+/// A scratch cubin folder removed when dropped (when `--cubin-cache` is not given).
+struct ScratchCache(Option<PathBuf>);
+
+impl Drop for ScratchCache {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.0 {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+fn cubin_dir(args: &TuneArgs) -> Result<(PathBuf, ScratchCache), CliError> {
+    if let Some(dir) = &args.cubin_cache {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the cubin folder {}: {e}", dir.display()))?;
+        return Ok((dir.clone(), ScratchCache(None)));
+    }
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let dir = std::env::temp_dir().join(format!("mmqgen-tune-{}-{nanos}", std::process::id()));
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("cannot create the cubin folder {}: {e}", dir.display()))?;
+    Ok((dir.clone(), ScratchCache(Some(dir))))
+}
+
+/// The CPU half: every candidate compiled for `arch` on `--jobs` threads, with a line per candidate on stderr.
+fn compile_stage(
+    args: &TuneArgs,
+    descs: &[VariantDescription],
+    arch: Arch,
+    cache_dir: &Path,
+) -> Vec<Compiled> {
+    let jobs = args.jobs.unwrap_or_else(sweep::default_jobs);
+    let t = Instant::now();
+    eprintln!(
+        "tune: compiling {} candidate(s) for {arch} on {jobs} thread(s)",
+        descs.len()
+    );
+    let cache = CubinCache::new(cache_dir.to_path_buf());
+    let compiled = sweep::compile_all(descs, arch, Some(&cache), jobs, &|line: &str| {
+        eprintln!("tune: {line}")
+    });
+    let kept = compiled.iter().filter(|c| c.result.is_ok()).count();
+    eprintln!(
+        "tune: compiled in {:.1} s: {kept} kept, {} dropped before any GPU time",
+        t.elapsed().as_secs_f64(),
+        compiled.len() - kept
+    );
+    compiled
+}
+
+pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCode, CliError> {
+    let all = &loaded.all;
+    let descs = candidates(args, all, &loaded.sweeps)?;
     let shapes = shapes(args)?;
     check_output(&args.output)?;
+    let prefix = ranking_prefix(args);
+    check_output(&prefix)?;
+    let (cache_dir, _scratch) = cubin_dir(args)?;
+    if args.compile_only {
+        let arch = arch_from_str(&args.arch).ok_or_else(|| {
+            format!(
+                "unknown architecture '{}': mmqgen targets sm_80 and sm_90",
+                shown(&args.arch)
+            )
+        })?;
+        let compiled = compile_stage(args, &descs, arch, &cache_dir);
+        let rows = sweep::rank(&compiled, &[], &shapes);
+        let title = format!(
+            "mmqgen tune --compile-only: {} candidate(s) for {arch}",
+            descs.len()
+        );
+        let (jsonl, md) = write_ranking(&prefix, &rows, &shapes, &title)?;
+        for r in rows.iter().filter(|r| r.stage == Stage::Compile) {
+            println!(
+                "dropped {}: {}",
+                r.name,
+                one_line(r.reason.as_deref().unwrap_or(""))
+            );
+        }
+        let kept = rows.iter().filter(|r| r.stage == Stage::Compiled).count();
+        println!(
+            "{kept} of {} candidate(s) compiled cleanly for {arch}; wrote {} and {}",
+            rows.len(),
+            jsonl.display(),
+            md.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let gpu = Gpu::open(args.gpu).map_err(|e| {
-        format!("tune needs a GPU to time the candidates, and none can be used here: {e}")
+        format!("tune needs a GPU to prove and time the candidates, and none can be used here (--compile-only runs the CPU half alone): {e}")
     })?;
-    let info = gpu.info();
+    let info = gpu.info().clone();
     let arch = arch_from_str(&info.arch).ok_or_else(|| {
         format!(
             "the GPU is {} ({}), an architecture mmqgen does not target, so there is nothing to tune",
             info.name, info.arch
         )
     })?;
+    let started = Instant::now();
+    let compiled = compile_stage(args, &descs, arch, &cache_dir);
+
+    // Parity on the ragged shape, each candidate in a fresh process (several at a time), before any timing.
+    let mut prefix_args: Vec<std::ffi::OsString> = Vec::new();
+    for path in files {
+        prefix_args.push("--variants".into());
+        prefix_args.push(path.clone().into_os_string());
+    }
+    prefix_args.push("parity".into());
+    let child = super::parity::ChildCommand::current_exe(prefix_args)?;
+    let survivors: Vec<&VariantDescription> = descs
+        .iter()
+        .zip(&compiled)
+        .filter(|(_, c)| c.result.is_ok())
+        .map(|(d, _)| d)
+        .collect();
+    let case = ParityCase::new(args.parity_shape, Layout::Padded, 1);
+    let t = Instant::now();
+    eprintln!(
+        "tune: proving {} candidate(s) bit-exact on {} (padded layout), each in a fresh process",
+        survivors.len(),
+        args.parity_shape
+    );
+    let done = AtomicUsize::new(0);
+    let total = survivors.len();
+    let proofs: Vec<Result<(), String>> = parallel(&survivors, PARITY_PROCESSES, |desc| {
+        let (row, line) = super::parity::prove_in_child(
+            &child,
+            desc,
+            case.clone(),
+            args.gpu,
+            Some(&cache_dir),
+            Duration::from_secs(300),
+        );
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        eprintln!("tune: parity [{n}/{total}] {line}");
+        if row.status == Status::Pass {
+            Ok(())
+        } else {
+            Err(format!(
+                "not bit-exact on {}: {}",
+                args.parity_shape,
+                one_line(&line)
+            ))
+        }
+    });
+    let proven: Vec<VariantDescription> = survivors
+        .iter()
+        .zip(&proofs)
+        .filter(|(_, p)| p.is_ok())
+        .map(|(d, _)| (*d).clone())
+        .collect();
+    eprintln!(
+        "tune: {} of {total} proven in {:.1} s",
+        proven.len(),
+        t.elapsed().as_secs_f64()
+    );
+
     let cfg = BenchConfig {
-        shapes,
+        shapes: shapes.clone(),
         repeats: args.repeats,
         cublas: false,
-        cubin_cache: args.cubin_cache.clone(),
+        cubin_cache: Some(cache_dir.clone()),
         ..BenchConfig::default()
     };
     if cfg!(debug_assertions) {
@@ -429,15 +889,24 @@ pub fn run(args: &TuneArgs, all: &[VariantDescription]) -> Result<ExitCode, CliE
         );
     }
     eprintln!(
-        "tune: {} candidate(s) x {} shape(s) at m = {}, k = {}, {} timed calls each",
-        descs.len(),
+        "tune: timing {} candidate(s) x {} shape(s), {} timed calls each",
+        proven.len(),
         cfg.shapes.len(),
-        args.m,
-        args.k,
         cfg.repeats
     );
-    let report = run_bench(&gpu, &descs, &cfg, &mut |line: &str| eprintln!("{line}"))?;
-    let measured = measurements(&report, &descs);
+    if proven.is_empty() {
+        let rows = sweep::rank(
+            &compiled,
+            &gpu_outcomes(&survivors, &proofs, &[], &shapes),
+            &shapes,
+        );
+        write_ranking(&prefix, &rows, &shapes, "mmqgen tune")?;
+        return Err(
+            "no candidate compiled cleanly and passed parity, so there is nothing to time".into(),
+        );
+    }
+    let report = run_bench(&gpu, &proven, &cfg, &mut |line: &str| eprintln!("{line}"))?;
+    let measured = measurements(&report, &proven);
     let prov = Provenance {
         gpu: report.info.gpu.clone(),
         arch,
@@ -447,14 +916,27 @@ pub fn run(args: &TuneArgs, all: &[VariantDescription]) -> Result<ExitCode, CliE
         nvrtc: report.info.nvrtc.clone(),
         date: report.info.date.clone(),
         commit: report.info.commit.clone(),
-        m: args.m,
-        k: args.k,
+        mk: groups(&measured).into_iter().map(|(mk, _)| mk).collect(),
         warmup: cfg.warmup,
         repeats: cfg.repeats,
         parity_samples: cfg.parity_samples,
         aborted: report.aborted.clone(),
     };
-    let tuned = tuned_config(&prov, &measured, all)?;
+    let rows = sweep::rank(
+        &compiled,
+        &gpu_outcomes(&survivors, &proofs, &measured, &shapes),
+        &shapes,
+    );
+    let title = format!(
+        "mmqgen tune: {} candidate(s) on an {} ({arch}), commit {}, {}",
+        descs.len(),
+        prov.gpu,
+        prov.commit,
+        prov.date
+    );
+    let (jsonl, md) = write_ranking(&prefix, &rows, &shapes, &title)?;
+    let catalogue = &all[..loaded.catalogue_len];
+    let tuned = tuned_config(&prov, &measured, catalogue, all)?;
     std::fs::write(&args.output, &tuned.text)
         .map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
 
@@ -462,13 +944,20 @@ pub fn run(args: &TuneArgs, all: &[VariantDescription]) -> Result<ExitCode, CliE
     for m in &measured {
         for c in &m.candidates {
             if let Err(why) = &c.result {
-                println!("n = {}: {} not selectable: {}", m.n, c.name, one_line(why));
+                println!(
+                    "{},{},{}: {} not selectable: {}",
+                    m.m,
+                    m.n,
+                    m.k,
+                    c.name,
+                    one_line(why)
+                );
             }
         }
         if !winners(std::slice::from_ref(m)).iter().any(|w| w.0 == m.n) {
             println!(
-                "n = {}: no candidate passed parity, so this n chose nothing",
-                m.n
+                "{},{},{}: no candidate passed parity, so this shape chose nothing",
+                m.m, m.n, m.k
             );
             incomplete = true;
         }
@@ -476,16 +965,75 @@ pub fn run(args: &TuneArgs, all: &[VariantDescription]) -> Result<ExitCode, CliE
     for note in &tuned.notes {
         println!("note: {note}");
     }
-    let config = Config::parse(&tuned.text, all)?;
+    let config = Config::parse(&tuned.text, catalogue)?;
     for rule in &config.rules {
         println!("{}: {}", rule.label(), rule.summary());
     }
-    println!("wrote {}", args.output.display());
+    println!(
+        "wrote {}, {} and {} in {:.0} s",
+        args.output.display(),
+        jsonl.display(),
+        md.display(),
+        started.elapsed().as_secs_f64()
+    );
     Ok(if incomplete {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Parity processes run at once on the one GPU: enough to hide process start-up, few enough for its memory.
+const PARITY_PROCESSES: usize = 4;
+
+/// `f` over `items` on up to `threads` scoped threads, results in item order.
+fn parallel<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<R>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1).min(items.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let r = f(item);
+                if let Ok(mut slot) = slots[i].lock() {
+                    *slot = Some(r);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .filter_map(|s| s.into_inner().ok().flatten())
+        .collect()
+}
+
+/// What the GPU half found per compiled candidate, for [`sweep::rank`].
+fn gpu_outcomes(
+    survivors: &[&VariantDescription],
+    proofs: &[Result<(), String>],
+    measured: &[Measured],
+    shapes: &[Shape],
+) -> Vec<GpuOutcome> {
+    survivors
+        .iter()
+        .zip(proofs)
+        .map(|(d, p)| GpuOutcome {
+            name: d.name.to_string(),
+            parity: p.clone(),
+            timings: shapes
+                .iter()
+                .map(|s| {
+                    measured
+                        .iter()
+                        .find(|m| (m.m, m.n, m.k) == (s.m, s.n, s.k))
+                        .and_then(|m| m.candidates.iter().find(|c| c.name == d.name))
+                        .map_or_else(|| Err("not measured".to_string()), |c| c.result.clone())
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -522,8 +1070,7 @@ mod tests {
             nvrtc: "13.0".into(),
             date: "2026-11-29T15:41:28Z".into(),
             commit: "5d67d6d".into(),
-            m: 4096,
-            k: 4096,
+            mk: vec![(4096, 4096)],
             warmup: 3,
             repeats: 20,
             parity_samples: 1024,
@@ -540,18 +1087,26 @@ mod tests {
         let (small, wide) = names();
         vec![
             Measured {
+                m: 4096,
+                k: 4096,
                 n: 1,
                 candidates: vec![ok(&small, 18.8), ok(&wide, 51.9)],
             },
             Measured {
+                m: 4096,
+                k: 4096,
                 n: 8,
                 candidates: vec![ok(&small, 19.5), ok(&wide, 27.5)],
             },
             Measured {
+                m: 4096,
+                k: 4096,
                 n: 32,
                 candidates: vec![ok(&small, 28.2), ok(&wide, 42.6)],
             },
             Measured {
+                m: 4096,
+                k: 4096,
                 n: 128,
                 // The fastest candidate failed parity: it must not win.
                 candidates: vec![
@@ -561,6 +1116,8 @@ mod tests {
                 ],
             },
             Measured {
+                m: 4096,
+                k: 4096,
                 n: 512,
                 candidates: vec![
                     ok(&small, 300.0),
@@ -601,17 +1158,17 @@ mod tests {
 
         let all = crate::catalogue::all();
         assert_eq!(
-            candidates(&parse(&[]).unwrap(), &all).unwrap(),
+            candidates(&parse(&[]).unwrap(), &all, &[]).unwrap(),
             default_variants(&all)
         );
         let a = parse(&["--variant", "r41", "--variant", "r41", "--variant", "r56"]).unwrap();
-        let v = candidates(&a, &all).unwrap();
+        let v = candidates(&a, &all, &[]).unwrap();
         assert_eq!(
             v.iter().map(|v| v.name.as_ref()).collect::<Vec<&str>>(),
             ["r41", "r56"]
         );
         let a = parse(&["--variant", "nope"]).unwrap();
-        assert!(candidates(&a, &all).is_err());
+        assert!(candidates(&a, &all, &[]).is_err());
     }
 
     #[test]
@@ -637,6 +1194,8 @@ mod tests {
         // r41 fails everywhere (faster would not matter); x fails to build; a NaN median is not a time.
         let measured = vec![
             Measured {
+                m: 4096,
+                k: 4096,
                 n: 1,
                 candidates: vec![
                     bad("r41", "parity failed: 1 of 1024 sampled outputs differ"),
@@ -648,6 +1207,8 @@ mod tests {
                 ],
             },
             Measured {
+                m: 4096,
+                k: 4096,
                 n: 64,
                 candidates: vec![bad("r41", "parity failed"), bad("r56", "not built: boom")],
             },
@@ -655,17 +1216,19 @@ mod tests {
         let w = winners(&measured);
         assert_eq!(w.len(), 1);
         assert_eq!((w[0].0, w[0].1.as_str()), (1, "prefolded_small_n"));
-        let tuned = tuned_config(&prov(), &measured, &crate::catalogue::all()).unwrap();
+        let tuned = tuned_config(&prov(), &measured, &crate::catalogue::all(), &[]).unwrap();
         assert!(!tuned.text.contains("variant = \"r41\""));
         assert!(!tuned.text.contains("variant = \"r56\""));
         assert!(tuned
             .text
             .contains("#   n = 64: no candidate passed parity"));
         let all_failed = vec![Measured {
+            m: 4096,
+            k: 4096,
             n: 1,
             candidates: vec![bad("r41", "parity failed")],
         }];
-        let e = tuned_config(&prov(), &all_failed, &crate::catalogue::all()).unwrap_err();
+        let e = tuned_config(&prov(), &all_failed, &crate::catalogue::all(), &[]).unwrap_err();
         assert!(e.to_string().contains("nothing to select"), "{e}");
     }
 
@@ -745,7 +1308,7 @@ mod tests {
     fn the_text_parses_back_without_gaps_and_selects_the_winners() {
         let (small, wide) = names();
         let all = crate::catalogue::all();
-        let tuned = tuned_config(&prov(), &sample(), &all).unwrap();
+        let tuned = tuned_config(&prov(), &sample(), &all, &[]).unwrap();
         let config = Config::parse(&tuned.text, &all).unwrap();
         let findings = config.check();
         // Gaps only on the architecture the config was not tuned for.
@@ -774,11 +1337,103 @@ mod tests {
             .is_ok());
     }
 
+    /// Two (m, K): rules per (m, K) first, then rules for any shape from the geometric mean; a sweep point that
+    /// wins is declared in the config as a `[[variant]]` table, so the config parses against the catalogue alone.
+    #[test]
+    fn several_shapes_give_rules_per_m_and_k_and_declare_sweep_points() {
+        let spec = crate::codegen::spec_file::spec_from_toml_str(
+            r#"
+            [[sweep]]
+            name = "rfx"
+            engine = "mma_k32_regfold"
+            mode = "int_per32"
+            kdr = 8
+            scale_fetch = "narrow"
+            expand = "uint4"
+            cp_async_activations = 16
+            archs = ["sm_90"]
+            nbj = 128
+            warps_m = 4
+            warps_n = 2
+            tile_n = [64, 96]
+            stages = 2
+            "#,
+        )
+        .unwrap();
+        let points = spec.sweeps[0].descriptions();
+        assert_eq!(points.len(), 2, "{:?}", spec.sweeps[0]);
+        let (p0, p1) = (points[0].name.to_string(), points[1].name.to_string());
+        let (small, _) = names();
+        let at = |m: usize, n: usize, k: usize, c: Vec<Candidate>| Measured {
+            m,
+            n,
+            k,
+            candidates: c,
+        };
+        let measured = vec![
+            at(
+                4096,
+                512,
+                4096,
+                vec![ok(&p0, 100.0), ok(&p1, 110.0), ok(&small, 300.0)],
+            ),
+            at(
+                4096,
+                512,
+                14336,
+                vec![ok(&p0, 400.0), ok(&p1, 300.0), ok(&small, 900.0)],
+            ),
+            at(
+                4096,
+                2048,
+                4096,
+                vec![ok(&p0, 380.0), ok(&p1, 390.0), bad(&small, "parity failed")],
+            ),
+            at(
+                4096,
+                2048,
+                14336,
+                vec![ok(&p0, 1300.0), ok(&p1, 1400.0), ok(&small, 3000.0)],
+            ),
+        ];
+        let mut p = prov();
+        p.mk = vec![(4096, 4096), (4096, 14336)];
+        let all = crate::catalogue::all();
+        let tuned = tuned_config(&p, &measured, &all, &points).unwrap();
+        let config = Config::parse(&tuned.text, &all).unwrap();
+        assert_eq!(config.variants.len(), 2, "{}", tuned.text);
+        for (m, n, k, want) in [
+            (4096, 512, 4096, &p0),
+            (4096, 512, 14336, &p1),
+            (4096, 2048, 14336, &p0),
+            // Not measured: the geometric mean over the (m, k) decides (p0: sqrt(1 * 4/3) at n = 512 vs p1's
+            // sqrt(1.1 * 1)).
+            (14336, 512, 4096, &p1),
+            (14336, 4096, 4096, &p0),
+        ] {
+            let got = config.select(Arch::Sm90, m, n, k).unwrap();
+            assert_eq!(
+                got.variant.name,
+                want.as_str(),
+                "{m},{n},{k}:\n{}",
+                tuned.text
+            );
+        }
+        for want in [
+            "m x n x k = 4096 x n x 4096, n = 512, 2048; m x n x k = 4096 x n x 14336, n = 512, 2048",
+            "#   m = 4096, k = 14336, n = 512: *rfx_t96 300, rfx_t64 400, prefolded_small_n 900",
+            "#     failed: prefolded_small_n (parity failed)",
+            "name = \"tuned-m4096-k14336-sm90-n1-1280\"",
+        ] {
+            assert!(tuned.text.contains(want), "missing {want:?} in:\n{}", tuned.text);
+        }
+    }
+
     #[test]
     fn provenance_lines_are_present() {
         let mut p = prov();
         p.aborted = Some("a kernel fault\nat 4096,512,4096".into());
-        let text = tuned_config(&p, &sample(), &crate::catalogue::all())
+        let text = tuned_config(&p, &sample(), &crate::catalogue::all(), &[])
             .unwrap()
             .text;
         for want in [
