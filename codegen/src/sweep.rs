@@ -121,6 +121,7 @@ pub fn field_tag(field: &str) -> &'static str {
         "stages" => "s",
         "accumulator_sets" => "acc",
         "blocks_per_sm" => "b",
+        "chunk_unroll" => "u",
         "totals" => "tot",
         "allow_spills" => "spill",
         _ => "",
