@@ -147,6 +147,20 @@ pub const REGFOLD_16X128_WARPS: VariantDescription = variant! {
     refill: spread, chunk_unroll: 1, archs: [sm_90],
 };
 
+/// The sweep's winner (docs/PERF.md log 20, `examples/sweeps/regfold.toml`): 128 rows x 128 tokens, 8 warps of
+/// 16 x 128, segment totals in shared memory, two stages, the refill in one burst, the chunk loop not unrolled.
+pub const REGFOLD_128X128: VariantDescription = variant! {
+    name: "regfold_128x128", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 128,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    totals: shared, chunk_unroll: 1, archs: [sm_90],
+};
+/// The sweep's winner at m = 14336 up to 1280 tokens: 64 x 128 with 4 warps of 16 x 128, two blocks per SM.
+pub const REGFOLD_64X128_B2: VariantDescription = variant! {
+    name: "regfold_64x128_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 128,
+    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    refill: spread, chunk_unroll: 1, blocks_per_sm: 2, archs: [sm_90],
+};
+
 /// Every declared variant, in a stable order.
 pub fn all() -> Vec<VariantDescription> {
     vec![
@@ -174,6 +188,8 @@ pub fn all() -> Vec<VariantDescription> {
         REGFOLD_64X64,
         REGFOLD_64X128,
         REGFOLD_16X128_WARPS,
+        REGFOLD_128X128,
+        REGFOLD_64X128_B2,
     ]
 }
 

@@ -427,13 +427,16 @@ fn the_embedded_default_is_complete_and_valid() {
             "splitk2_per32",
             "regfold_64x64",
             "regfold_64x64",
-            "regfold_16x128_warps",
-            "regfold_16x128_warps"
+            "regfold_128x128",
+            "regfold_128x128"
         ]
     );
-    // At m = 14336 the wide warp tile wins from n = 65 on.
-    let wide = config.select(Arch::Sm90, 14336, 96, 4096).unwrap();
-    assert_eq!(wide.variant.name, "regfold_16x128_warps");
+    // At m = 14336 the 16 x 128 warp tiles win from n = 65 on, two blocks per SM up to 1280 tokens.
+    let pick_tall = |n| config.select(Arch::Sm90, 14336, n, 4096).unwrap().variant.name.to_string();
+    assert_eq!(
+        [pick_tall(96), pick_tall(1280), pick_tall(1281)],
+        ["regfold_64x128_b2", "regfold_64x128_b2", "regfold_128x128"]
+    );
     // One numerics mode per architecture: the bits of a product do not depend on the token count.
     assert!(!config
         .check()
