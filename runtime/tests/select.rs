@@ -432,7 +432,14 @@ fn the_embedded_default_is_complete_and_valid() {
         ]
     );
     // At m = 14336 the 16 x 128 warp tiles win from n = 65 on, two blocks per SM up to 1280 tokens.
-    let pick_tall = |n| config.select(Arch::Sm90, 14336, n, 4096).unwrap().variant.name.to_string();
+    let pick_tall = |n| {
+        config
+            .select(Arch::Sm90, 14336, n, 4096)
+            .unwrap()
+            .variant
+            .name
+            .to_string()
+    };
     assert_eq!(
         [pick_tall(96), pick_tall(1280), pick_tall(1281)],
         ["regfold_64x128_b2", "regfold_64x128_b2", "regfold_128x128"]
