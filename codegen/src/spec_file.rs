@@ -53,31 +53,66 @@ fn to_field_value(value: &toml::Value) -> FieldValue {
     }
 }
 
-/// Parses the `[[variant]]` tables of an already-parsed TOML document; other keys are left to the caller.
-pub fn variants_from_toml(doc: &toml::Table) -> Result<Vec<VariantDescription>, SpecError> {
-    let Some(list) = doc.get("variant") else {
+/// One table of an array of tables (`[[variant]]`, `[[sweep]]`): its 1-based position, its name as it may be
+/// shown in a sentence, and its fields as written.
+struct NamedTable {
+    index: usize,
+    name: String,
+    values: Vec<(String, FieldValue)>,
+}
+
+impl NamedTable {
+    fn fields(&self) -> impl Iterator<Item = (&str, &FieldValue)> {
+        self.values.iter().map(|(k, v)| (k.as_str(), v))
+    }
+}
+
+/// The tables under `key`, or none; `not_tables` when `key` holds something else than an array of tables.
+fn named_tables(
+    doc: &toml::Table,
+    key: &str,
+    not_tables: SpecError,
+) -> Result<Vec<NamedTable>, SpecError> {
+    let Some(list) = doc.get(key) else {
         return Ok(Vec::new());
     };
-    let tables = list.as_array().ok_or(SpecError::Shape)?;
+    let Some(tables) = list.as_array() else {
+        return Err(not_tables);
+    };
     let mut out = Vec::new();
     for (index, table) in tables.iter().enumerate() {
-        let table = table.as_table().ok_or(SpecError::Shape)?;
+        let Some(table) = table.as_table() else {
+            return Err(not_tables);
+        };
         let name = shown(
             table
                 .get("name")
                 .and_then(|v| v.as_str())
                 .unwrap_or("unnamed"),
         );
-        let values: Vec<(String, FieldValue)> = table
+        let values = table
             .iter()
             .map(|(k, v)| (k.clone(), to_field_value(v)))
             .collect();
-        let first_error = |mut errors: Vec<FieldError>| SpecError::Field {
+        out.push(NamedTable {
             index: index + 1,
-            name: name.clone(),
+            name,
+            values,
+        });
+    }
+    Ok(out)
+}
+
+/// Parses the `[[variant]]` tables of an already-parsed TOML document; other keys are left to the caller.
+pub fn variants_from_toml(doc: &toml::Table) -> Result<Vec<VariantDescription>, SpecError> {
+    let mut out = Vec::new();
+    for table in named_tables(doc, "variant", SpecError::Shape)? {
+        let first_error = |mut errors: Vec<FieldError>| SpecError::Field {
+            index: table.index,
+            name: table.name.clone(),
             error: errors.remove(0),
         };
-        let desc = from_fields(values.iter().map(|(k, v)| (k.as_str(), v))).map_err(first_error)?;
+        let desc = from_fields(table.fields()).map_err(first_error)?;
         validate(&desc).map_err(first_error)?;
         out.push(desc);
     }
@@ -87,31 +122,13 @@ pub fn variants_from_toml(doc: &toml::Table) -> Result<Vec<VariantDescription>, 
 /// Expands the `[[sweep]]` tables of an already-parsed TOML document ([`crate::sweep`]): a sweep's refused
 /// points are part of its expansion, never an error; a sweep that cannot be expanded at all is.
 pub fn sweeps_from_toml(doc: &toml::Table) -> Result<Vec<Expansion>, SpecError> {
-    let Some(list) = doc.get("sweep") else {
-        return Ok(Vec::new());
-    };
-    let tables = list.as_array().ok_or(SpecError::SweepShape)?;
     let mut out = Vec::new();
-    for (index, table) in tables.iter().enumerate() {
-        let table = table.as_table().ok_or(SpecError::SweepShape)?;
-        let name = shown(
-            table
-                .get("name")
-                .and_then(|v| v.as_str())
-                .unwrap_or("unnamed"),
-        );
-        let values: Vec<(String, FieldValue)> = table
-            .iter()
-            .map(|(k, v)| (k.clone(), to_field_value(v)))
-            .collect();
-        let expansion =
-            expand_sweep(values.iter().map(|(k, v)| (k.as_str(), v))).map_err(|error| {
-                SpecError::Sweep {
-                    index: index + 1,
-                    name: name.clone(),
-                    error,
-                }
-            })?;
+    for table in named_tables(doc, "sweep", SpecError::SweepShape)? {
+        let expansion = expand_sweep(table.fields()).map_err(|error| SpecError::Sweep {
+            index: table.index,
+            name: table.name.clone(),
+            error,
+        })?;
         out.push(expansion);
     }
     Ok(out)
