@@ -245,3 +245,33 @@ fn list_shows_what_a_sweep_expands_to() {
         stderr(&output)
     );
 }
+
+/// `mmqgen ... | head` closes stdout early: the command ends quietly (SIGPIPE's shell status), no panic report.
+#[test]
+fn a_reader_that_stops_early_gets_no_panic() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let sweep = repo("examples/sweeps/regfold.toml");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mmqgen"))
+        .arg("--variants")
+        .arg(&sweep)
+        .arg("list")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the mmqgen binary runs");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("piped stdout"))
+        .read_line(&mut first)
+        .expect("one line");
+    assert!(first.starts_with("name "), "{first}");
+    // The reader is dropped here: the rest of the listing (hundreds of lines) meets a closed pipe.
+    let output = child.wait_with_output().expect("mmqgen ends");
+    let err = stderr(&output);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        output.status.success() || output.status.code() == Some(141),
+        "{:?}: {err}",
+        output.status
+    );
+}

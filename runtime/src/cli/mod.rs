@@ -94,6 +94,7 @@ pub type CliError = Box<dyn std::error::Error>;
 /// The `mmqgen` binary over a crate's own variants (DECISIONS.md 8): `fn main() -> ExitCode {
 /// mmqgen::cli::main_with(&my_variants()) }`.
 pub fn main_with(catalogue: &[VariantDescription]) -> ExitCode {
+    quiet_on_closed_stdout();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
@@ -105,6 +106,24 @@ pub fn main_with(catalogue: &[VariantDescription]) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `mmqgen list | head` closes stdout early, and `println!` panics on the broken pipe: end quietly instead, with
+/// the status a shell gives a program that SIGPIPE stopped (128 + 13). Every other panic keeps its report.
+fn quiet_on_closed_stdout() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        report(info);
+    }));
 }
 
 /// The most characters of an argument parser's message shown (it quotes the arguments).
@@ -302,18 +321,32 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
         Command::Tune(args) => tune::run(&args, &loaded, &cli.variants),
         Command::Profile(args) => profile::run(&args, &all),
         Command::List => {
-            println!(
-                "{:<22} {:<14} {:<11} {:<14} canonical",
-                "name", "engine", "mode", "archs"
-            );
-            for v in &all {
+            // Columns as wide as their longest entry, so that sweep points' long names stay aligned.
+            let rows: Vec<[String; 5]> = all
+                .iter()
+                .map(|v| {
+                    [
+                        v.name.to_string(),
+                        v.engine.to_string(),
+                        v.mode.to_string(),
+                        v.archs.to_string(),
+                        canonical_name(v),
+                    ]
+                })
+                .collect();
+            let header = ["name", "engine", "mode", "archs", "canonical"].map(String::from);
+            let width = |i: usize| {
+                rows.iter()
+                    .chain([&header])
+                    .map(|r| r[i].len())
+                    .max()
+                    .unwrap_or(0)
+            };
+            let (w0, w1, w2, w3) = (width(0), width(1), width(2), width(3));
+            for r in [&header].into_iter().chain(&rows) {
                 println!(
-                    "{:<22} {:<14} {:<11} {:<14} {}",
-                    v.name,
-                    v.engine,
-                    v.mode,
-                    v.archs.to_string(),
-                    canonical_name(v)
+                    "{:<w0$} {:<w1$} {:<w2$} {:<w3$} {}",
+                    r[0], r[1], r[2], r[3], r[4]
                 );
             }
             for sweep in &loaded.sweeps {
