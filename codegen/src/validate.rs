@@ -381,8 +381,6 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                     desc.blocks_per_sm, layout.total_bytes
                 ),
             );
-        }
-        for arch in desc.archs.iter() {
             let limit = arch.max_shared_bytes_per_block();
             check(
         &mut errors,

@@ -49,6 +49,11 @@ impl Layout {
             Layout::Padded => PADDED_BLOCK_BYTES,
         }
     }
+
+    /// An m x K matrix's bytes in this layout: m rows of K/256 blocks.
+    pub const fn matrix_bytes(self, m: usize, k: usize) -> usize {
+        m * (k / 256) * self.block_bytes()
+    }
 }
 
 impl fmt::Display for Layout {
@@ -172,7 +177,7 @@ pub fn plane_bytes(kind: PlaneKind, m: usize, k: usize) -> usize {
 
 /// The matrix's bytes in a GGUF file: m rows of K/256 blocks of 210 bytes.
 pub fn gguf_bytes(m: usize, k: usize) -> usize {
-    m * (k / 256) * RAW_BLOCK_BYTES
+    Layout::Raw.matrix_bytes(m, k)
 }
 
 /// What registering an m x K matrix in `layout` for `variants` costs on the device (DECISIONS.md 12): the
@@ -186,8 +191,7 @@ pub fn device_footprint<'v>(
     let mut planes: Vec<PlaneKind> = variants.into_iter().flat_map(planes_read).collect();
     planes.sort_by_key(|p| *p as u8);
     planes.dedup();
-    m * (k / 256) * layout.block_bytes()
-        + planes.iter().map(|p| plane_bytes(*p, m, k)).sum::<usize>()
+    layout.matrix_bytes(m, k) + planes.iter().map(|p| plane_bytes(*p, m, k)).sum::<usize>()
 }
 
 /// One q6_K matrix (m rows of K) on the GPU in one [`Layout`], with the scale planes asked for.
@@ -258,7 +262,7 @@ impl RegisteredWeights {
         layout: Layout,
     ) -> Result<RegisteredWeights, WeightsError> {
         check_weights(raw, m, k)?;
-        let device_bytes = m * (k / 256) * layout.block_bytes();
+        let device_bytes = layout.matrix_bytes(m, k);
         let limit = i32::MAX as usize;
         if m > limit || k > limit || device_bytes > limit {
             return Err(WeightsError::TooLarge {
