@@ -26,6 +26,10 @@ pub enum Engine {
     /// The prefolded planes multiplied by Hopper's warpgroup MMA (`wgmma.mma_async m64nNk32 s8`, sm_90a):
     /// both operands straight from shared memory, 64 rows per warpgroup.
     WgmmaK32Prefolded,
+    /// Decode: each warp streams its weight rows along K once, straight from the q6_K blocks in global memory
+    /// (no shared-memory staging of weights), `__dp4a` on `q6 - 32` for a few tokens. For small token counts,
+    /// where a matmul is a stream of weight bytes.
+    StreamDp4a,
 }
 
 /// Which float sequence of NUMERICS.md 5 the kernel follows. This, and only this, decides the bits.
@@ -139,13 +143,14 @@ pub struct VariantDescription {
 }
 
 impl Engine {
-    pub const ALL: [Engine; 6] = [
+    pub const ALL: [Engine; 7] = [
         Engine::Dp4a,
         Engine::MmaK16,
         Engine::MmaK32Fold,
         Engine::MmaK32Regfold,
         Engine::MmaK32Prefolded,
         Engine::WgmmaK32Prefolded,
+        Engine::StreamDp4a,
     ];
     pub const fn keyword(self) -> &'static str {
         match self {
@@ -155,6 +160,7 @@ impl Engine {
             Engine::MmaK32Regfold => "mma_k32_regfold",
             Engine::MmaK32Prefolded => "mma_k32_prefolded",
             Engine::WgmmaK32Prefolded => "wgmma_k32_prefolded",
+            Engine::StreamDp4a => "stream_dp4a",
         }
     }
     /// Engines that multiply the folded `h`/`l` planes (no per-16 partial, so no `f32_per16`).

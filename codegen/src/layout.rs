@@ -45,6 +45,9 @@ const fn round16(x: u32) -> u32 {
 /// Computes the layout. Sizes use saturating arithmetic so that absurd descriptions give a huge total
 /// (refused by the validator) instead of overflowing.
 pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
+    if desc.engine == Engine::StreamDp4a {
+        return stream_layout(desc);
+    }
     // wgmma reads 8-row x 16-byte core matrices, each 128 contiguous bytes: no padding, and the "row" the
     // regions below record is one 16-byte core-matrix row.
     let wgmma = desc.engine == Engine::WgmmaK32Prefolded;
@@ -133,5 +136,62 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         total_bytes: stage_bytes
             .saturating_mul(desc.stages)
             .saturating_add(totals_bytes),
+    }
+}
+
+/// Super-blocks one warp of the streaming engine reads per pass: two numerics segments, four lanes a block.
+pub const STREAM_SUPERBLOCKS_PER_PASS: u32 = 8;
+
+/// Rows one step of the streaming engine reads at once: enough that a step's float work (one lane per
+/// token, super-block and row) fills most of the warp's 32 lanes, and that each token's activations serve
+/// several rows. More tokens need fewer rows.
+pub const fn stream_rows_at_once(tile_n: u32) -> u32 {
+    match tile_n {
+        0 | 1 => 4,
+        2 | 3 => 2,
+        _ => 1,
+    }
+}
+
+/// Whether the streaming engine takes `-32` out of the weights through the activations' sums (one `dp4a`
+/// per activation word, shared by the rows of a step) instead of out of every weight word (three operations
+/// per word, shared by the tokens): cheaper while tokens are fewer than rows at once.
+pub const fn stream_offset_in_sums(tile_n: u32) -> bool {
+    tile_n <= 2
+}
+
+/// The streaming engine stages nothing: each warp has a private scratch where its lanes hand the exact chunk
+/// sums of a step to the lanes that run the float sequence. Per warp and step: the `I32` of every (row, token,
+/// super-block, chunk), the super-block sums of every (row, token, super-block), and the `d` of every (row,
+/// super-block).
+fn stream_layout(desc: &VariantDescription) -> SharedLayout {
+    let per_pass = STREAM_SUPERBLOCKS_PER_PASS;
+    let rows = stream_rows_at_once(desc.tile_n);
+    let outputs = rows.saturating_mul(desc.tile_n);
+    let chunk_sums = outputs.saturating_mul(per_pass).saturating_mul(8 * 4);
+    let superblock_sums = outputs.saturating_mul(per_pass).saturating_mul(4);
+    let weight_d = rows * per_pass * 4;
+    let mut regions = Vec::new();
+    let mut offset = 0u32;
+    for (name, per_warp) in [
+        ("smem_chunk_sums", chunk_sums),
+        ("smem_superblock_sums", superblock_sums),
+        ("smem_weight_d", weight_d),
+    ] {
+        let bytes = round16(per_warp).saturating_mul(desc.warps_m);
+        regions.push(Region {
+            name,
+            offset,
+            bytes,
+            row_stride: round16(per_warp),
+        });
+        offset = offset.saturating_add(bytes);
+    }
+    SharedLayout {
+        regions,
+        stage_bytes: offset,
+        stages: 1,
+        totals_bytes: 0,
+        total_bytes: offset,
     }
 }

@@ -22,7 +22,7 @@ pub mod validate;
 
 pub use description::*;
 pub use fields::{FieldError, FieldValue};
-pub use layout::{shared_layout, SharedLayout};
+pub use layout::{shared_layout, stream_offset_in_sums, stream_rows_at_once, SharedLayout};
 pub use name::canonical_name;
 pub use sweep::{expand_sweep, Expansion, StaticSweep, SweepError};
 pub use validate::validate;

@@ -20,6 +20,8 @@ pub const fn engine_tile(engine: Engine) -> (u32, u32) {
         Engine::MmaK32Prefolded | Engine::MmaK32Regfold => (16, 16),
         // Each warp of a warpgroup holds 16 rows of the m64 tile; N comes in steps of 16.
         Engine::WgmmaK32Prefolded => (16, 16),
+        // Each warp streams whole rows; every lane takes part in every row and token.
+        Engine::StreamDp4a => (1, 1),
     }
 }
 
@@ -37,6 +39,77 @@ fn fail(field: &str, message: String) -> FieldError {
         field: field.to_string(),
         message,
     }
+}
+
+/// The streaming (decode) engine's own rules: it reads whole q6_K blocks from global memory with no staging,
+/// and one lane per output runs the float sequence of NUMERICS.md 5.
+fn validate_stream(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
+    let mut check = |ok: bool, field: &str, message: String| {
+        if !ok {
+            errors.push(fail(field, message));
+        }
+    };
+    check(
+        desc.mode == NumericsMode::IntPer32,
+        "mode",
+        format!(
+            "engine stream_dp4a implements mode int_per32 only (one scale per 32 activations, the accurate \
+             mode); got {}",
+            desc.mode
+        ),
+    );
+    check(
+        desc.kdr == 8
+            && desc.stages == 1
+            && !desc.cp_async_activations.is_on()
+            && !desc.cp_async_plane.is_on(),
+        "stages",
+        format!(
+            "engine stream_dp4a reads whole q6_K blocks and the activations straight into registers, a pass \
+             ahead, with nothing staged: kdr must be 8, stages 1 and cp.async off; got kdr = {}, stages = {}, \
+             cp_async_activations = {}, cp_async_plane = {}",
+            desc.kdr, desc.stages, desc.cp_async_activations, desc.cp_async_plane
+        ),
+    );
+    check(
+        desc.scale_fetch == ScaleFetch::Narrow && desc.expand == ExpandWidth::Uint4,
+        "scale_fetch",
+        format!(
+            "engine stream_dp4a loads each lane's 32-byte runs 16 bytes at a time (padded layout) and its scales \
+             from the block: scale_fetch must be narrow and expand uint4; got {} and {}",
+            desc.scale_fetch, desc.expand
+        ),
+    );
+    check(
+        desc.ksplit == 1,
+        "ksplit",
+        format!(
+            "engine stream_dp4a gives each warp all of K for its rows (rows, not K, fill the GPU): ksplit must \
+             be 1; got {}",
+            desc.ksplit
+        ),
+    );
+    let rows_at_once = crate::layout::stream_rows_at_once(desc.tile_n);
+    let row_unit = desc.warps_m.max(1).saturating_mul(rows_at_once);
+    check(
+        desc.warps_n == 1 && desc.nbj.is_multiple_of(row_unit),
+        "nbj",
+        format!(
+            "engine stream_dp4a gives every warp all the block's tokens and an equal share of its rows, walked \
+             {rows_at_once} at a time at tile_n = {}: warps_n must be 1 and nbj a multiple of warps_m x \
+             {rows_at_once} = {row_unit}; got nbj = {}, warps_n = {}",
+            desc.tile_n, desc.nbj, desc.warps_n
+        ),
+    );
+    check(
+        desc.tile_n <= 32,
+        "tile_n",
+        format!(
+            "engine stream_dp4a runs one lane per token of a row in its float sequence: tile_n must be at most 32; \
+             got {}",
+            desc.tile_n
+        ),
+    );
 }
 
 /// Checks every rule; returns all violations (each names its field) or nothing.
@@ -155,6 +228,9 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                 desc.cp_async_activations, desc.stages
             ),
         );
+    }
+    if desc.engine == Engine::StreamDp4a {
+        validate_stream(desc, &mut errors);
     }
     if desc.engine == Engine::WgmmaK32Prefolded {
         check(

@@ -516,6 +516,7 @@ fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenSt
         Engine::MmaK32Regfold => quote!(MmaK32Regfold),
         Engine::MmaK32Prefolded => quote!(MmaK32Prefolded),
         Engine::WgmmaK32Prefolded => quote!(WgmmaK32Prefolded),
+        Engine::StreamDp4a => quote!(StreamDp4a),
     };
     let mode = match mode {
         NumericsMode::F32Per16 => quote!(F32Per16),

@@ -161,6 +161,18 @@ pub const REGFOLD_64X128_B2: VariantDescription = variant! {
     refill: spread, chunk_unroll: 1, blocks_per_sm: 2, archs: [sm_90],
 };
 
+/// Decode (issue 12): each warp streams its rows along K straight from the q6_K blocks into registers, two
+/// passes ahead, with `dp4a` on up to 4 tokens; 8 rows of 4 warps a block. The default for n = 1..4.
+pub const STREAM_T4: VariantDescription = variant! {
+    name: "stream_t4", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 4, warps_m: 4, warps_n: 1,
+    scale_fetch: narrow, expand: uint4, archs: [sm_90],
+};
+/// The streaming engine with 8 tokens a block: the default for n = 5..8 where the rows are few (m < 8192).
+pub const STREAM_T8: VariantDescription = variant! {
+    name: "stream_t8", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 8, warps_m: 4, warps_n: 1,
+    scale_fetch: narrow, expand: uint4, archs: [sm_90],
+};
+
 /// Every declared variant, in a stable order.
 pub fn all() -> Vec<VariantDescription> {
     vec![
@@ -190,6 +202,8 @@ pub fn all() -> Vec<VariantDescription> {
         REGFOLD_16X128_WARPS,
         REGFOLD_128X128,
         REGFOLD_64X128_B2,
+        STREAM_T4,
+        STREAM_T8,
     ]
 }
 

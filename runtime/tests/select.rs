@@ -416,6 +416,7 @@ fn the_embedded_default_is_complete_and_valid() {
     assert_eq!(
         [
             pick(1),
+            pick(8),
             pick(32),
             pick(33),
             pick(200),
@@ -423,8 +424,9 @@ fn the_embedded_default_is_complete_and_valid() {
             pick(4096)
         ],
         [
-            "splitk2_per32",
-            "splitk2_per32",
+            "stream_t4",
+            "stream_t8",
+            "regfold_64x64",
             "regfold_64x64",
             "regfold_64x64",
             "regfold_128x128",
@@ -443,6 +445,11 @@ fn the_embedded_default_is_complete_and_valid() {
     assert_eq!(
         [pick_tall(96), pick_tall(1280), pick_tall(1281)],
         ["regfold_64x128_b2", "regfold_64x128_b2", "regfold_128x128"]
+    );
+    // Decode at m = 14336: the streaming engine up to 4 tokens, the 16 x 64 warp tiles from 5 (docs/PERF.md).
+    assert_eq!(
+        [pick_tall(1), pick_tall(4), pick_tall(5), pick_tall(32)],
+        ["stream_t4", "stream_t4", "regfold_64x64", "regfold_64x64"]
     );
     // One numerics mode per architecture: the bits of a product do not depend on the token count.
     assert!(!config

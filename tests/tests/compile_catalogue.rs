@@ -49,6 +49,11 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                             );
                         }
                     }
+                    Engine::StreamDp4a => {
+                        assert!(sass.idp4a > 0, "{at}: no IDP.4A");
+                        // Nothing is staged: no weight or activation byte goes through shared memory.
+                        assert_eq!(sass.ldgsts, 0, "{at}: the streaming engine stages nothing");
+                    }
                     Engine::WgmmaK32Prefolded => {
                         assert!(sass.igmma_s8 > 0, "{at}: no IGMMA.64xNx32.S8.S8");
                         assert_eq!(

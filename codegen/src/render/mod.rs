@@ -3,7 +3,9 @@
 //! templates stay layout and the generated file holds only the arms the description selects.
 
 use crate::description::*;
-use crate::layout::shared_layout;
+use crate::layout::{
+    shared_layout, stream_offset_in_sums, stream_rows_at_once, STREAM_SUPERBLOCKS_PER_PASS,
+};
 use crate::name::canonical_name;
 use crate::validate::validate;
 use crate::{FieldError, CODEGEN_VERSION};
@@ -88,6 +90,7 @@ const TEMPLATES: &[(&str, &str)] = embedded_templates![
     "engine_wgmma_k32_prefolded.cu.tera",
     "chunk_scales.cu.tera",
     "superblock_end.cu.tera",
+    "stream.cu.tera",
 ];
 
 #[derive(Serialize)]
@@ -276,6 +279,8 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
             row_stride: r.row_stride,
             stride_used: match r.name {
                 "smem_weights" | "smem_activations" => desc.engine != Engine::WgmmaK32Prefolded,
+                // The streaming engine's regions are one slice per warp.
+                _ if desc.engine == Engine::StreamDp4a => true,
                 "smem_weight_sc" => true,
                 // Only the plane's cp.async copies step through the chunks of the dsc region.
                 "smem_weight_dsc" => {
@@ -302,6 +307,20 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     ctx.insert("folded", &fold);
     ctx.insert("prefolded", &desc.engine.is_prefolded());
     ctx.insert("regfold", &regfold);
+    let stream = desc.engine == Engine::StreamDp4a;
+    ctx.insert("stream", &stream);
+    ctx.insert("stream_superblocks_per_pass", &STREAM_SUPERBLOCKS_PER_PASS);
+    let rows_at_once = stream_rows_at_once(desc.tile_n);
+    ctx.insert("stream_rows_at_once", &rows_at_once);
+    ctx.insert("stream_offset_in_sums", &stream_offset_in_sums(desc.tile_n));
+    // A few tokens' activations are few registers: they travel with the weights, steps ahead.
+    ctx.insert("stream_prefetch_activations", &(desc.tile_n <= 2));
+    // One row at a time leaves registers for a second pass in flight.
+    ctx.insert(
+        "stream_prefetch_steps",
+        &(if rows_at_once == 1 { 2 } else { 1 }),
+    );
+
     ctx.insert("blocks_per_sm", &desc.blocks_per_sm);
     ctx.insert("chunk_unroll", &desc.chunk_unroll);
     let wgmma = desc.engine == Engine::WgmmaK32Prefolded;
