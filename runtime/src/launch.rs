@@ -13,15 +13,15 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::sys::CUfunction_attribute_enum;
+use cudarc::driver::sys::{self, CUfunction_attribute_enum};
 use cudarc::driver::{
-    result::DriverError, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream,
-    LaunchConfig, PushKernelArg,
+    result::DriverError, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr,
+    DevicePtrMut, LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
 use mmqgen_codegen::{
-    canonical_name, shared_layout, NumericsMode, ScaleFetch, VariantDescription,
+    canonical_name, shared_layout, Engine, NumericsMode, ScaleFetch, VariantDescription,
     SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 use mmqgen_reference::activations::QuantizedActivations;
@@ -432,6 +432,9 @@ pub struct LoadedVariant {
     group: u32,
     gpu_name: String,
     ordinal: usize,
+    /// Whether the matmul is queued as a programmatic dependent of the quantizer (PDL, sm_90 and later): only
+    /// kernels that wait for it (`griddepcontrol.wait`) before their first activation read are.
+    programmatic: bool,
 }
 
 impl std::fmt::Debug for LoadedVariant {
@@ -614,6 +617,7 @@ impl LoadedVariant {
             group: desc.mode.activation_group(),
             gpu_name: info.name.clone(),
             ordinal: info.ordinal,
+            programmatic: waits_for_quantizer(desc) && info.compute_capability.0 >= 9,
         })
     }
 
@@ -799,6 +803,28 @@ impl LoadedVariant {
             Some(folded) if self.desc.engine.is_prefolded() => folded,
             _ => weights.bytes(),
         };
+        if self.programmatic {
+            // The streaming engine takes neither a plane nor segments (docs/KERNELS.md).
+            let (weights_ptr, _w) = weight_bytes.device_ptr(stream);
+            let (act_q, _q) = ws.act_q.device_ptr(stream);
+            let (act_d, _d) = ws.act_d.device_ptr(stream);
+            let (out_ptr, _o) = out.device_ptr_mut(stream);
+            let mut args: [*mut std::ffi::c_void; 9] = [
+                &weights_ptr as *const u64 as *mut _,
+                &null as *const u64 as *mut _,
+                &act_q as *const u64 as *mut _,
+                &act_d as *const u64 as *mut _,
+                &out_ptr as *const u64 as *mut _,
+                &null as *const u64 as *mut _,
+                &mi as *const i32 as *mut _,
+                &ni as *const i32 as *mut _,
+                &ki as *const i32 as *mut _,
+            ];
+            // SAFETY: as below; `args` points at locals that outlive the call, which copies them.
+            return launch(&kernel.info.name, cfg, || unsafe {
+                launch_programmatic(&kernel.func, cfg, stream, &mut args)
+            });
+        }
         let mut b = stream.launch_builder(&kernel.func);
         b.arg(weight_bytes);
         match plane {
@@ -873,6 +899,49 @@ impl LoadedVariant {
             kernels.join(", ")
         )
     }
+}
+
+/// Whether a variant's matmul waits for the quantizer itself (`griddepcontrol.wait` before its first activation
+/// read, docs/KERNELS.md), so that it may be queued as the quantizer's programmatic dependent.
+pub fn waits_for_quantizer(desc: &VariantDescription) -> bool {
+    desc.engine == Engine::StreamDp4a
+}
+
+/// `cuLaunchKernelEx` with programmatic stream serialization (PDL): the kernel's blocks may start, and load
+/// what no earlier kernel writes, while the kernel before it in `stream` finishes; its `griddepcontrol.wait`
+/// holds back everything after that until the earlier kernel is done and its writes are visible.
+///
+/// # Safety
+/// `args` must be the kernel's parameters, each pointing at a value of the parameter's type.
+unsafe fn launch_programmatic(
+    func: &CudaFunction,
+    cfg: LaunchConfig,
+    stream: &CudaStream,
+    args: &mut [*mut std::ffi::c_void],
+) -> Result<(), DriverError> {
+    stream.context().bind_to_thread()?;
+    let mut attribute: sys::CUlaunchAttribute = std::mem::zeroed();
+    attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    let config = sys::CUlaunchConfig {
+        gridDimX: cfg.grid_dim.0,
+        gridDimY: cfg.grid_dim.1,
+        gridDimZ: cfg.grid_dim.2,
+        blockDimX: cfg.block_dim.0,
+        blockDimY: cfg.block_dim.1,
+        blockDimZ: cfg.block_dim.2,
+        sharedMemBytes: cfg.shared_mem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: &mut attribute,
+        numAttrs: 1,
+    };
+    sys::cuLaunchKernelEx(
+        &config,
+        func.cu_function(),
+        args.as_mut_ptr(),
+        std::ptr::null_mut(),
+    )
+    .result()
 }
 
 fn launch<T>(

@@ -313,8 +313,6 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     let rows_at_once = stream_rows_at_once(desc.tile_n);
     ctx.insert("stream_rows_at_once", &rows_at_once);
     ctx.insert("stream_offset_in_sums", &stream_offset_in_sums(desc.tile_n));
-    // A few tokens' activations are few registers: they travel with the weights, steps ahead.
-    ctx.insert("stream_prefetch_activations", &(desc.tile_n <= 2));
     // One row at a time leaves registers for a second pass in flight.
     ctx.insert(
         "stream_prefetch_steps",
