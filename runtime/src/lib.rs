@@ -14,7 +14,6 @@ pub use mmqgen_macros::{sweep, variant};
 pub use mmqgen_reference as reference;
 pub use weights::Layout;
 
-pub mod bench;
 pub mod cache;
 pub mod catalogue;
 pub mod cli;
@@ -23,9 +22,9 @@ pub mod device;
 pub mod inspect;
 pub mod launch;
 pub mod matmul;
+pub mod measure;
 pub mod mutants;
 pub mod parity;
 pub mod select;
-pub mod sweep;
 pub mod testing;
 pub mod weights;
