@@ -4,7 +4,7 @@
 //! The pipeline, one module (or crate) per step:
 //! description ([`variant!`], [`codegen`]) -> validation ([`codegen::validate`]) -> rendering
 //! ([`codegen::render`]) -> compile ([`compile`]) -> launch ([`device`], [`weights`], [`launch`]) -> check
-//! ([`parity`], [`mmqgen_reference`]).
+//! ([`check`], [`mmqgen_reference`]) -> measure ([`measure`]).
 
 pub use matmul::{Mmq, MmqError, Q6kMatrix};
 pub use mmqgen_codegen as codegen;
@@ -16,6 +16,7 @@ pub use weights::Layout;
 
 pub mod cache;
 pub mod catalogue;
+pub mod check;
 pub mod cli;
 pub mod compile;
 pub mod device;
@@ -23,8 +24,6 @@ pub mod inspect;
 pub mod launch;
 pub mod matmul;
 pub mod measure;
-pub mod mutants;
-pub mod parity;
 pub mod select;
 pub mod testing;
 pub mod weights;

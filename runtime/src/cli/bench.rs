@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 
 use super::{find_variant, CliError};
+use crate::check::{json_string, Shape};
 use crate::codegen::VariantDescription;
 use crate::device::Gpu;
 use crate::measure::bench::{
@@ -16,7 +17,6 @@ use crate::measure::bench::{
     BenchConfig, BenchReport, CublasOut, Outcome, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS,
     DEFAULT_SEED, DEFAULT_WARMUP, PREFILL_TOKENS,
 };
-use crate::parity::{json_string, Shape};
 use crate::weights::Layout;
 
 /// The weight layout the variants are timed on.

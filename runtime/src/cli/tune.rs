@@ -24,6 +24,8 @@ use std::time::{Duration, Instant};
 
 use super::{find_variant, CliError, Loaded, LoadedSweep};
 use crate::cache::CubinCache;
+use crate::check::Shape;
+use crate::check::{ParityCase, Status};
 use crate::codegen::{Arch, VariantDescription};
 use crate::device::Gpu;
 use crate::formats::input::shown;
@@ -31,8 +33,6 @@ use crate::measure::bench::{
     default_variants, run_bench, BenchConfig, BenchReport, Outcome, DEFAULT_REPEATS,
 };
 use crate::measure::tune::{self, Compiled, GpuOutcome, RankRow, Stage};
-use crate::parity::Shape;
-use crate::parity::{ParityCase, Status};
 use crate::select::{arch_from_str, Bounds, Config};
 use crate::weights::Layout;
 

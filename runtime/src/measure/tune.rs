@@ -8,9 +8,9 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use crate::cache::CubinCache;
+use crate::check::Shape;
 use crate::codegen::{canonical_name, Arch, VariantDescription};
 use crate::inspect::inspect;
-use crate::parity::Shape;
 
 /// What NVRTC and ptxas said about a candidate that compiled cleanly.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Figures quoted from ANCHORS.md section 4 (measured on our H200 on 2026-11-29; quoted, not measured here),
 //! and the suspect-baseline rule that holds this run's cuBLAS bf16 figure against them.
 
-use crate::parity::Shape;
+use crate::check::Shape;
 
 /// A cuBLAS bf16 figure more than this fraction below ANCHORS.md's directly called bf16 figure is suspect.
 pub const SUSPECT_BELOW: f64 = 0.20;

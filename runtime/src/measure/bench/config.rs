@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use mmqgen_codegen::{Engine, VariantDescription};
 
 use super::shapes::default_shapes;
-use crate::parity::Shape;
+use crate::check::Shape;
 use crate::weights::Layout;
 
 /// Untimed rounds before the timed ones.

@@ -12,8 +12,8 @@ use super::config::CublasOut;
 use super::fail::{panic_text, Fail};
 use super::report::BaselineResult;
 use super::threads::{parallel_map, row_chunks, worker_threads};
+use crate::check::{sub_seed, Shape};
 use crate::launch::read_prefix;
-use crate::parity::{sub_seed, Shape};
 
 /// The dense baselines dequantize the parity blocks with each block's `d` moved to this binary exponent
 /// (sign and mantissa kept): the full-range parity blocks have `d` up to 65504 and subnormal, which would

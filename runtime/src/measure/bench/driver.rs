@@ -25,10 +25,10 @@ use super::shapes::{buffer_sets, FALLBACK_L2_BYTES};
 use super::stats::{tflops, Stats};
 use super::threads::parallel_map;
 use super::timer::{Spinner, Timer};
+use crate::check::{compare_quantized, compare_sampled, count_unwritten, sample_indices, Shape};
 use crate::compile::nvrtc_version;
 use crate::device::{describe_driver_error, DeviceError, Gpu};
 use crate::launch::{build_variant, poison_f32, read_prefix, LoadedVariant, Workspace};
-use crate::parity::{compare_quantized, compare_sampled, count_unwritten, sample_indices, Shape};
 use crate::weights::RegisteredWeights;
 
 /// One built variant.

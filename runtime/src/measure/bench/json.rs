@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use super::anchors::{bf16_anchor_tflops, llamacpp_anchor_us};
 use super::report::{BenchReport, Outcome, ShapeResult};
 use super::stats::tflops;
-use crate::parity::json_string;
+use crate::check::json_string;
 
 impl BenchReport {
     /// One JSON object per line: one per contestant and shape (kind `variant`, `cublas_bf16`, `cublas_f16`),

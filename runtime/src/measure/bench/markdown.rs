@@ -8,7 +8,7 @@ use super::config::CublasOut;
 use super::landing::{AbVerdict, LANDING_BAR};
 use super::report::{AbReport, BenchReport, Outcome, PrefillSummary};
 use super::stats::tflops;
-use crate::parity::Shape;
+use crate::check::Shape;
 
 pub(super) fn fmt_us(v: f64) -> String {
     if v >= 100.0 {

@@ -1,7 +1,7 @@
 //! The shapes a run times (the defaults, one Llama-3-8B layer for `--prefill`), and how many buffer
 //! sets keep every timed call reading cold weights.
 
-use crate::parity::Shape;
+use crate::check::Shape;
 
 /// The L2 size used when the device attribute cannot be read (the H200's 60 MB, counted as MiB).
 pub const FALLBACK_L2_BYTES: usize = 60 << 20;

@@ -1,6 +1,6 @@
 //! Per-contestant statistics: quantiles of the per-call times, and throughput.
 
-use crate::parity::Shape;
+use crate::check::Shape;
 
 /// The `p` quantile (0..=1) of sorted samples, interpolating linearly between the closest ranks (numpy's
 /// default): position `p * (len - 1)`.

@@ -1,7 +1,7 @@
 //! The result model rendered from a fixture run, and one whole run on a GPU.
 
 use super::*;
-use crate::parity::Shape;
+use crate::check::Shape;
 
 fn stats(median: f64) -> Stats {
     Stats {
