@@ -14,13 +14,11 @@ pub use mmqgen_macros::{sweep, variant};
 pub use mmqgen_reference as reference;
 pub use weights::Layout;
 
-pub mod cache;
 pub mod catalogue;
 pub mod check;
 pub mod cli;
 pub mod compile;
 pub mod device;
-pub mod inspect;
 pub mod launch;
 pub mod matmul;
 pub mod measure;

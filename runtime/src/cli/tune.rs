@@ -23,10 +23,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{find_variant, CliError, Loaded, LoadedSweep};
-use crate::cache::CubinCache;
 use crate::check::Shape;
 use crate::check::{ParityCase, Status};
 use crate::codegen::{Arch, VariantDescription};
+use crate::compile::cache::CubinCache;
 use crate::device::Gpu;
 use crate::formats::input::shown;
 use crate::measure::bench::{
