@@ -12,6 +12,7 @@ use mmqgen_reference::digest_case_inputs;
 use mmqgen_reference::matmul::reference_output;
 
 use super::config::{BenchConfig, CublasOut};
+use super::copy_rate::{measure_copy_rate, COPY_BYTES, COPY_REPS};
 use super::cublas::{
     check_dense, convert, dense_weights, Cublas, Dense, DenseDevice, DenseHost, GemmArgs,
 };
@@ -104,6 +105,17 @@ pub fn run_bench(
     progress("bench: compiling the spin kernel and calibrating it");
     let (spinner, first_spin_us) = Spinner::new(gpu, &stream)?;
     let timer = Timer::new(&stream)?;
+    progress(&format!(
+        "bench: timing a {} MiB device-to-device copy ({COPY_REPS} times), the run's bandwidth yardstick",
+        COPY_BYTES >> 20
+    ));
+    let copy = match measure_copy_rate(&stream, &timer, &spinner) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            progress(&format!("bench: the copy rate was not measured: {e}"));
+            None
+        }
+    };
     let info = RunInfo {
         gpu: info0.name.clone(),
         arch: info0.arch.clone(),
@@ -119,16 +131,24 @@ pub fn run_bench(
         l2_bytes,
         l2_source,
         spin_us: spinner.us,
+        copy,
     };
     progress(&format!(
         "bench: {} | L2 {} MiB ({}) | spin {} cycles, at least {:.0} µs at the top clock ({:.0} µs on the \
-         first, cold run) | NVRTC {} | driver {} | commit {}",
+         first, cold run) | copy {} | NVRTC {} | driver {} | commit {}",
         info0.summary(),
         l2_bytes >> 20,
         info.l2_source,
         spinner.cycles,
         spinner.us,
         first_spin_us,
+        info.copy.map_or("not measured".to_string(), |c| format!(
+            "{:.2} TB/s read ({} MiB in {:.0} µs, median of {})",
+            c.read_tb_s(),
+            c.bytes >> 20,
+            c.median_us,
+            c.reps
+        )),
         info.nvrtc,
         info.driver_release,
         info.commit

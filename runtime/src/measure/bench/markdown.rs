@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::anchors::llamacpp_anchor_us;
 use super::config::CublasOut;
 use super::landing::{AbVerdict, LANDING_BAR};
-use super::report::{AbReport, BenchReport, Outcome, PrefillSummary};
+use super::report::{AbReport, BenchReport, Outcome, PrefillSummary, WeightRate};
 use super::stats::tflops;
 use crate::check::Shape;
 
@@ -78,7 +78,9 @@ impl BenchReport {
              (above 1: faster than cuBLAS), cuBLAS via cublasGemmEx on the same blocks dequantized (each \
              block's d moved to 2^-12 so f16 cannot overflow), bf16 or f16 in, {out}, f32 compute, default \
              algorithm. llama.cpp µs are QUOTED from ANCHORS.md section 4 \
-             (measured 2026-11-29 on our H200, not in this run); 'x llama.cpp' = llama.cpp time / this time.",
+             (measured 2026-11-29 on our H200, not in this run); 'x llama.cpp' = llama.cpp time / this time. \
+             'weights TB/s' = the weight bytes the contestant reads (a variant's device footprint, m·K·2 for \
+             cuBLAS) / its median time, and in brackets that as a share of this run's copy rate: {}.",
             self.info.gpu,
             self.info.arch,
             self.info.multiprocessors,
@@ -92,7 +94,30 @@ impl BenchReport {
             self.config.repeats,
             self.info.l2_bytes >> 20,
             self.info.l2_source,
+            match self.info.copy {
+                Some(c) => format!(
+                    "a {} MiB device-to-device copy read at {:.2} TB/s (bytes read / median time of {}; it wrote \
+                     as many)",
+                    c.bytes >> 20,
+                    c.read_tb_s(),
+                    c.reps
+                ),
+                None => "not measured in this run".to_string(),
+            },
         )
+    }
+
+    /// `3.61 (86%)`: the contestant's weight bytes over its median time, TB/s, and that as a share of the run's
+    /// copy rate (`—` where it was not timed, no share where the copy was not).
+    fn bandwidth_cell(&self, weight_bytes: usize, outcome: &Outcome) -> String {
+        match self.weight_rate(weight_bytes, outcome) {
+            Some(WeightRate {
+                tb_s,
+                pct_of_copy: Some(pct),
+            }) => format!("{tb_s:.2} ({pct:.0}%)"),
+            Some(WeightRate { tb_s, .. }) => format!("{tb_s:.2}"),
+            None => "—".to_string(),
+        }
     }
 
     /// The results as one markdown table, to paste into docs/PERF.md.
@@ -100,9 +125,10 @@ impl BenchReport {
         let mut t = String::new();
         t.push_str(
             "| m,n,k | variant | median µs | p20–p80 µs | n | TFLOPS | x cuBLAS bf16 | x cuBLAS f16 | \
-             llama.cpp µs (quoted) | x llama.cpp (quoted) | quantizer alone µs | weights on the device (x GGUF) |\n",
+             llama.cpp µs (quoted) | x llama.cpp (quoted) | quantizer alone µs | weights on the device (x GGUF) | \
+             weights TB/s (% of copy) |\n",
         );
-        t.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        t.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for s in &self.shapes {
             let shape = s.shape;
             let bf16_us = s.cublas_bf16_us();
@@ -120,7 +146,7 @@ impl BenchReport {
                     outcome: b.total.clone(),
                     quantizer: None,
                     // Dense bf16 or f16 weights: two bytes each.
-                    device_bytes: 2 * shape.m * shape.k,
+                    device_bytes: s.dense_weight_bytes(),
                 });
             }
             for v in &s.variants {
@@ -139,7 +165,7 @@ impl BenchReport {
                 let why = s.error.as_deref().unwrap_or("nothing was measured");
                 let _ = writeln!(
                     t,
-                    "| {shape} | — | not measured: {} | — | — | — | — | — | {} | — | — | — |",
+                    "| {shape} | — | not measured: {} | — | — | — | — | — | {} | — | — | — | — |",
                     table_text(why),
                     cell_or_dash(llama.map(fmt_us))
                 );
@@ -151,11 +177,12 @@ impl BenchReport {
                     _ => "—".to_string(),
                 };
                 let footprint = footprint_cell(r.device_bytes, shape);
+                let bandwidth = self.bandwidth_cell(r.device_bytes, &r.outcome);
                 match &r.outcome {
                     Outcome::Timed(st) => {
                         let _ = writeln!(
                             t,
-                            "| {shape} | {} | {} | {}–{} | {} | {:.1} | {} | {} | {} | {} | {quant} | {footprint} |",
+                            "| {shape} | {} | {} | {}–{} | {} | {:.1} | {} | {} | {} | {} | {quant} | {footprint} | {bandwidth} |",
                             r.name,
                             fmt_us(st.median),
                             fmt_us(st.p20),
@@ -171,7 +198,7 @@ impl BenchReport {
                     Outcome::NotTimed(why) => {
                         let _ = writeln!(
                             t,
-                            "| {shape} | {} | not timed: {} | — | — | — | — | — | {} | — | {quant} | {footprint} |",
+                            "| {shape} | {} | not timed: {} | — | — | — | — | — | {} | — | {quant} | {footprint} | — |",
                             r.name,
                             table_text(why),
                             cell_or_dash(llama.map(fmt_us)),

@@ -41,6 +41,7 @@
 
 mod anchors;
 mod config;
+mod copy_rate;
 mod cublas;
 mod driver;
 mod fail;
@@ -65,17 +66,18 @@ pub use config::{
     default_variants, BenchConfig, CublasOut, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS,
     DEFAULT_SEED, DEFAULT_WARMUP,
 };
+pub use copy_rate::{tb_per_s, CopyRate, COPY_BYTES, COPY_REPS};
 pub use cublas::{dense_blocks, GemmArgs, GemmOp, DENSE_D_EXPONENT};
 pub use driver::run_bench;
 pub use fail::BenchError;
-pub use json::json_num;
+pub use json::{json_num, BenchRow};
 pub use landing::{ab_overall, ab_verdict, AbVerdict, LANDING_BAR};
 pub use provenance::{
     commit, driver_release, parse_driver_release, utc_from_unix, utc_now, RunInfo,
 };
 pub use report::{
     AbReport, BaselineResult, BenchReport, BuildResult, Outcome, ParitySummary, PrefillMatmul,
-    PrefillSummary, ShapeResult, VariantResult,
+    PrefillSummary, ShapeResult, VariantResult, WeightRate,
 };
 pub use shapes::{
     buffer_sets, dedup_shapes, default_shapes, prefill_shapes, FALLBACK_L2_BYTES, LLAMA3_8B_LAYER,

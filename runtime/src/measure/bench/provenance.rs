@@ -99,6 +99,8 @@ pub struct RunInfo {
     pub l2_source: String,
     /// How long the spin kernel ahead of each timed call lasts at least (at the top clock), µs.
     pub spin_us: f64,
+    /// The device-to-device copy timed at the start of the run (`None` when it could not run).
+    pub copy: Option<super::copy_rate::CopyRate>,
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use super::anchors::{bf16_anchor_tflops, check_bf16_baseline, BaselineCheck};
 use super::config::BenchConfig;
+use super::copy_rate::tb_per_s;
 use super::landing::{ab_overall, ab_verdict, AbVerdict};
 use super::provenance::RunInfo;
 use super::shapes::{LLAMA3_8B_LAYER, ROTATION_L2_MULTIPLE};
@@ -162,6 +163,11 @@ impl ShapeResult {
             .min_by(|a, b| a.1.total_cmp(&b.1))
     }
 
+    /// The weight bytes a dense baseline reads: bf16 or f16, two bytes per weight.
+    pub fn dense_weight_bytes(&self) -> usize {
+        2 * self.shape.m * self.shape.k
+    }
+
     pub fn variant(&self, name: &str) -> Option<&VariantResult> {
         self.variants
             .iter()
@@ -191,7 +197,25 @@ pub struct BenchReport {
     pub aborted: Option<String>,
 }
 
+/// A contestant's weight bandwidth: the weight bytes it reads per call over its median time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WeightRate {
+    pub tb_s: f64,
+    /// `tb_s` as a percentage of the run's copy rate, when the copy was timed.
+    pub pct_of_copy: Option<f64>,
+}
+
 impl BenchReport {
+    /// The weight bandwidth of a contestant reading `weight_bytes` per call, when it was timed.
+    pub fn weight_rate(&self, weight_bytes: usize, total: &Outcome) -> Option<WeightRate> {
+        let tb_s = tb_per_s(weight_bytes, total.median()?);
+        let copy = self.info.copy.map(|c| c.read_tb_s());
+        Some(WeightRate {
+            tb_s,
+            pct_of_copy: copy.filter(|&c| c > 0.0).map(|c| 100.0 * tb_s / c),
+        })
+    }
+
     /// Everything a reader must not miss, one sentence each: failed builds, parity failures, suspect or
     /// unanchored baselines, rotations the set cap left under three L2s, launch-bound calls, the abort.
     pub fn notes(&self) -> Vec<String> {

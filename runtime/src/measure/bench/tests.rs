@@ -56,6 +56,11 @@ fn report(shapes: Vec<ShapeResult>) -> BenchReport {
             l2_bytes: 60 << 20,
             l2_source: "device attribute".into(),
             spin_us: 200.0,
+            copy: Some(crate::measure::bench::CopyRate {
+                bytes: 512 << 20,
+                median_us: 128.0,
+                reps: 5,
+            }),
         },
         config: BenchConfig::default(),
         builds: Vec::new(),
@@ -101,10 +106,10 @@ fn the_table_has_ratios_anchors_and_failures() {
     // weights against the GGUF tensor's 48.2 MB.
     assert_eq!(
             lines[4],
-            "| 4096,512,14336 | a | 400 | 396–404 | 20 | 150.3 | 0.50 | 0.60 | 436 | 1.09 | 9.0 | 14.0 MiB (0.30x) |"
+            "| 4096,512,14336 | a | 400 | 396–404 | 20 | 150.3 | 0.50 | 0.60 | 436 | 1.09 | 9.0 | 14.0 MiB (0.30x) | 0.04 (1%) |"
         );
     assert!(
-        lines[2].ends_with("| 112.0 MiB (2.44x) |"),
+        lines[2].ends_with("| 112.0 MiB (2.44x) | 0.59 (14%) |"),
         "cuBLAS holds two bytes a weight: {t}"
     );
     assert!(lines[5].contains("| b | not timed: parity failed"), "{t}");
@@ -158,19 +163,110 @@ fn json_lines_are_self_contained_objects() {
         lines[0].contains("\"kind\":\"cublas_bf16\"") && lines[0].contains("\"suspect\":false")
     );
     assert!(lines[2].contains("\"variant\":\"a\\\"q\""), "{}", lines[2]);
-    assert!(lines[2].contains("\"median_us\":100,"), "{}", lines[2]);
-    assert!(lines[2].contains("\"x_cublas_bf16\":0.3,"), "{}", lines[2]);
-    assert!(
-        lines[2].contains("\"llamacpp_quoted_us\":128"),
-        "{}",
-        lines[2]
+    let v: serde_json::Value = serde_json::from_str(&lines[2]).unwrap();
+    assert_eq!(v["median_us"], 100.0, "{v}");
+    assert_eq!(v["x_cublas_bf16"], 0.3, "{v}");
+    assert_eq!(v["llamacpp_quoted_us"], 128.0, "{v}");
+    // Timed calls are `samples`; `n` stays the shape's token count.
+    assert_eq!(
+        (v["n"].as_u64(), v["samples"].as_u64()),
+        (Some(512), Some(20))
     );
+    // 14 MiB of weights in 100 µs against a 512 MiB copy in 128 µs.
+    let tb_s = (14 << 20) as f64 / 100e-6 / 1e12;
+    assert_eq!(v["weight_bytes"], 14 << 20);
+    assert!(
+        (v["weight_tb_s"].as_f64().unwrap() - tb_s).abs() < 1e-9,
+        "{v}"
+    );
+    let copy = (512 << 20) as f64 / 128e-6 / 1e12;
+    assert!(
+        (v["copy_read_tb_s"].as_f64().unwrap() - copy).abs() < 1e-9,
+        "{v}"
+    );
+    assert!(
+        (v["pct_of_copy"].as_f64().unwrap() - 100.0 * tb_s / copy).abs() < 1e-9,
+        "{v}"
+    );
+    // A baseline reads m*K*2 bytes; a contestant not timed has a key with no rate.
+    let b: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(b["weight_bytes"], 2 * 4096 * 4096);
+    let nt: serde_json::Value = serde_json::from_str(&lines[3]).unwrap();
+    assert!(
+        nt["weight_tb_s"].is_null() && nt.get("weight_tb_s").is_some(),
+        "{nt}"
+    );
+    assert!(nt.get("median_us").is_none(), "{nt}");
     assert!(
         lines[3].contains("\"status\":\"not_timed\""),
         "{}",
         lines[3]
     );
     assert_eq!(json_num(Some(f64::INFINITY)), "null");
+}
+
+#[test]
+fn json_rows_read_back_as_written() {
+    let s = Shape::new(4096, 512, 4096);
+    let mut r = report(vec![
+        shape_result(s, vec![variant("a", Some(100.0)), variant("b", None)], 30.0),
+        ShapeResult {
+            error: Some("the shape cannot be run".into()),
+            ..ShapeResult::empty(Shape::new(1, 1, 256))
+        },
+    ]);
+    r.shapes[0].cublas_f16.as_mut().unwrap().rel_error = None;
+    let rows = r.json_rows();
+    assert_eq!(rows.len(), 5);
+    for (row, line) in rows.iter().zip(r.json_lines()) {
+        // serde_json's default float parser may miss the last bit, so the row is compared through the parsed
+        // value: every key (null ones included) comes back, with the value the parser read.
+        let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let back: BenchRow = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&back).unwrap(), value, "{line}");
+        assert_eq!(
+            (&back.kind, &back.variant, back.samples),
+            (&row.kind, &row.variant, row.samples)
+        );
+    }
+    assert!(r.json_lines()[1].contains("\"rel_error\":null"));
+    assert_eq!(rows[4].kind, "shape");
+    assert_eq!(rows[4].status, "not_measured");
+    // Without a copy rate, the share is null and the markdown shows the TB/s alone.
+    r.info.copy = None;
+    let line = &r.json_lines()[2];
+    assert!(
+        line.contains("\"pct_of_copy\":null") && line.contains("\"copy_read_tb_s\":null"),
+        "{line}"
+    );
+    assert!(r.legend().contains("not measured in this run"));
+}
+
+#[test]
+fn the_table_shows_weight_bandwidth_against_the_copy() {
+    let s = Shape::new(4096, 512, 4096);
+    let r = report(vec![shape_result(s, vec![variant("a", Some(100.0))], 30.0)]);
+    let table = r.markdown_table();
+    assert!(
+        table
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("| weights TB/s (% of copy) |"),
+        "{table}"
+    );
+    let copy = (512 << 20) as f64 / 128e-6 / 1e12;
+    let cell = |bytes: usize, us: f64| {
+        let tb_s = bytes as f64 / (us * 1e-6) / 1e12;
+        format!("| {tb_s:.2} ({:.0}%) |", 100.0 * tb_s / copy)
+    };
+    // The variant reads its 14 MiB footprint in 100 µs; cuBLAS bf16 reads m*K*2 bytes in 30 µs.
+    let row = table.lines().find(|l| l.contains("| **a** |")).unwrap();
+    assert!(row.ends_with(&cell(14 << 20, 100.0)), "{row}");
+    let row = table.lines().find(|l| l.contains("| cuBLAS bf16")).unwrap();
+    assert!(row.ends_with(&cell(2 * 4096 * 4096, 30.0)), "{row}");
+    assert_eq!(cell(2 * 4096 * 4096, 30.0), "| 1.12 (27%) |");
+    assert!(r.legend().contains("read at 4.19 TB/s"), "{}", r.legend());
 }
 
 #[test]
