@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use mmqgen_codegen::{canonical_name, VariantDescription};
+use serde::{Deserialize, Serialize};
 
 use super::case::{ParityCase, Shape};
 use super::compare::FirstBad;
@@ -244,22 +245,17 @@ impl ParityRow {
         ]
     }
 
-    /// One JSON object (for `--json`).
+    /// One JSON object (for `--json`), written by serde_json from [`ParityRowJson`].
     pub fn to_json(&self) -> String {
-        let body: Vec<String> = self
-            .fields()
-            .into_iter()
-            .map(|(k, v)| {
-                let v = match v {
-                    Value::Str(s) => json_string(&s),
-                    Value::Num(n) => n,
-                    Value::Bool(b) => b.to_string(),
-                    Value::Null => "null".to_string(),
-                };
-                format!("{}: {v}", json_string(k))
-            })
-            .collect();
-        format!("{{{}}}", body.join(", "))
+        serde_json::to_string(&ParityRowJson::from(self))
+            .expect("a parity row has only strings, numbers, booleans and nulls")
+    }
+
+    /// Reads an object written by [`Self::to_json`] back.
+    pub fn from_json(text: &str) -> Result<ParityRow, String> {
+        let json: ParityRowJson =
+            serde_json::from_str(text).map_err(|e| format!("not a parity row: {e}"))?;
+        ParityRow::try_from(json)
     }
 
     /// The one line a parity child prints: [`ROW_LINE_PREFIX`], then tab-separated `key=value` fields
@@ -356,6 +352,183 @@ impl ParityRow {
             wall_ms: num(&map, "wall_ms")?,
             kernels_ms: num(&map, "kernels_ms")?,
             error: map.get("error").cloned(),
+        })
+    }
+}
+
+/// A parity row as its `--json` object: one key per [`ParityRow`] field, the first differences spelled out
+/// (index, token, row, both bit patterns as `0x` hex), the GGUF source as `gguf` and `tensor`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParityRowJson {
+    pub variant: String,
+    pub canonical: String,
+    pub mode: String,
+    pub layout: String,
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub seed: u64,
+    pub mutant: Option<String>,
+    pub gguf: Option<String>,
+    pub tensor: Option<String>,
+    pub status: String,
+    pub kernel_fault: bool,
+    pub full: bool,
+    pub checked: usize,
+    pub mismatches: usize,
+    pub unwritten: usize,
+    pub first_bad_index: Option<usize>,
+    pub first_bad_token: Option<usize>,
+    pub first_bad_row: Option<usize>,
+    pub first_bad_expected: Option<String>,
+    pub first_bad_got: Option<String>,
+    pub proven_by: Option<String>,
+    pub proven_checked: usize,
+    pub proven_mismatches: usize,
+    pub proven_first_bad_index: Option<usize>,
+    pub proven_first_bad_token: Option<usize>,
+    pub proven_first_bad_row: Option<usize>,
+    pub proven_first_bad_expected: Option<String>,
+    pub proven_first_bad_got: Option<String>,
+    pub quant_checked: usize,
+    pub quant_mismatches: usize,
+    pub quant_first_bad: Option<String>,
+    pub digest: Option<String>,
+    pub wall_ms: f64,
+    pub kernels_ms: f64,
+    pub error: Option<String>,
+}
+
+/// A time in milliseconds as the row shows it: to the microsecond, 0 when not finite.
+fn ms(v: f64) -> f64 {
+    (finite(v) * 1000.0).round() / 1000.0
+}
+
+fn hex_bits(bits: u32) -> String {
+    format!("{bits:#010x}")
+}
+
+fn parse_bits(v: &str) -> Result<u32, String> {
+    u32::from_str_radix(v.trim_start_matches("0x"), 16)
+        .map_err(|_| format!("'{v}' is not a bit pattern"))
+}
+
+impl From<&ParityRow> for ParityRowJson {
+    fn from(r: &ParityRow) -> ParityRowJson {
+        let (fb, pb) = (r.first_bad.as_ref(), r.proven_first_bad.as_ref());
+        ParityRowJson {
+            variant: r.variant.clone(),
+            canonical: r.canonical.clone(),
+            mode: r.mode.clone(),
+            layout: r.layout.keyword().to_string(),
+            m: r.shape.m,
+            n: r.shape.n,
+            k: r.shape.k,
+            seed: r.seed,
+            mutant: r.mutant.clone(),
+            gguf: r.gguf.as_ref().map(|g| g.path.display().to_string()),
+            tensor: r.gguf.as_ref().map(|g| g.tensor.clone()),
+            status: r.status.keyword().to_string(),
+            kernel_fault: r.kernel_fault,
+            full: r.full,
+            checked: r.checked,
+            mismatches: r.mismatches,
+            unwritten: r.unwritten,
+            first_bad_index: fb.map(|b| b.index),
+            first_bad_token: fb.map(|b| b.token),
+            first_bad_row: fb.map(|b| b.row),
+            first_bad_expected: fb.map(|b| hex_bits(b.expected_bits)),
+            first_bad_got: fb.map(|b| hex_bits(b.got_bits)),
+            proven_by: r.proven_by.clone(),
+            proven_checked: r.proven_checked,
+            proven_mismatches: r.proven_mismatches,
+            proven_first_bad_index: pb.map(|b| b.index),
+            proven_first_bad_token: pb.map(|b| b.token),
+            proven_first_bad_row: pb.map(|b| b.row),
+            proven_first_bad_expected: pb.map(|b| hex_bits(b.expected_bits)),
+            proven_first_bad_got: pb.map(|b| hex_bits(b.got_bits)),
+            quant_checked: r.quant_checked,
+            quant_mismatches: r.quant_mismatches,
+            quant_first_bad: r.quant_first_bad.clone(),
+            digest: r.digest.clone(),
+            wall_ms: ms(r.wall_ms),
+            kernels_ms: ms(r.kernels_ms),
+            error: r.error.clone(),
+        }
+    }
+}
+
+impl TryFrom<ParityRowJson> for ParityRow {
+    type Error = String;
+    fn try_from(j: ParityRowJson) -> Result<ParityRow, String> {
+        let first_bad = |index: Option<usize>,
+                         token: Option<usize>,
+                         row: Option<usize>,
+                         expected: Option<String>,
+                         got: Option<String>|
+         -> Result<Option<FirstBad>, String> {
+            match (index, token, row, expected, got) {
+                (None, None, None, None, None) => Ok(None),
+                (Some(index), Some(token), Some(row), Some(e), Some(g)) => Ok(Some(FirstBad {
+                    index,
+                    token,
+                    row,
+                    expected_bits: parse_bits(&e)?,
+                    got_bits: parse_bits(&g)?,
+                })),
+                _ => Err("a first difference is given only in part".to_string()),
+            }
+        };
+        Ok(ParityRow {
+            variant: j.variant,
+            canonical: j.canonical,
+            mode: j.mode,
+            layout: j.layout.parse()?,
+            shape: Shape::new(j.m, j.n, j.k),
+            seed: j.seed,
+            mutant: j.mutant,
+            gguf: match (j.gguf, j.tensor) {
+                (Some(path), Some(tensor)) => Some(GgufTensorRef {
+                    path: PathBuf::from(path),
+                    tensor,
+                }),
+                (None, None) => None,
+                _ => {
+                    return Err(
+                        "the row has one of 'gguf' and 'tensor' but not the other".to_string()
+                    )
+                }
+            },
+            status: j.status.parse()?,
+            kernel_fault: j.kernel_fault,
+            full: j.full,
+            checked: j.checked,
+            mismatches: j.mismatches,
+            unwritten: j.unwritten,
+            first_bad: first_bad(
+                j.first_bad_index,
+                j.first_bad_token,
+                j.first_bad_row,
+                j.first_bad_expected,
+                j.first_bad_got,
+            )?,
+            proven_by: j.proven_by,
+            proven_checked: j.proven_checked,
+            proven_mismatches: j.proven_mismatches,
+            proven_first_bad: first_bad(
+                j.proven_first_bad_index,
+                j.proven_first_bad_token,
+                j.proven_first_bad_row,
+                j.proven_first_bad_expected,
+                j.proven_first_bad_got,
+            )?,
+            quant_checked: j.quant_checked,
+            quant_mismatches: j.quant_mismatches,
+            quant_first_bad: j.quant_first_bad,
+            digest: j.digest,
+            wall_ms: j.wall_ms,
+            kernels_ms: j.kernels_ms,
+            error: j.error,
         })
     }
 }
@@ -475,14 +648,17 @@ mod tests {
         assert!(!line.contains('\n'));
         assert_eq!(ParityRow::decode(&line), Ok(row.clone()));
         let json = row.to_json();
-        assert!(json.starts_with("{\"variant\": \"r56\", "));
-        assert!(json.contains("\"first_bad_got\": \"0xffc0dead\""));
+        assert!(json.starts_with("{\"variant\":\"r56\","));
+        assert!(json.contains("\"first_bad_got\":\"0xffc0dead\""));
         assert!(json
-            .contains("\"error\": \"tab\\there, newline\\nthere, back\\\\slash, \\\"quoted\\\"\""));
-        assert!(json.contains("\"proven_first_bad_index\": null"));
-        assert!(json.contains("\"full\": false"));
-        assert!(json.contains("\"mutant\": \"off_by_one_token_edge\""));
-        assert!(json.contains("\"kernel_fault\": true"));
+            .contains("\"error\":\"tab\\there, newline\\nthere, back\\\\slash, \\\"quoted\\\"\""));
+        assert!(json.contains("\"proven_first_bad_index\":null"));
+        assert!(json.contains("\"full\":false"));
+        assert!(json.contains("\"mutant\":\"off_by_one_token_edge\""));
+        assert!(json.contains("\"kernel_fault\":true"));
+        // The object reads back as the row (times are kept to the microsecond).
+        assert_eq!(ParityRow::from_json(&json), Ok(row.clone()));
+        assert!(ParityRow::from_json("{}").is_err());
         assert_eq!(
             ParityRow::decode("mmqgen-parity-row\tvariant=x").unwrap_err(),
             "the result line has no field 'canonical'"
@@ -520,12 +696,13 @@ mod tests {
         assert_eq!(ParityRow::decode(&row.encode()), Ok(row.clone()));
         let json = row.to_json();
         assert!(
-            json.contains("\"gguf\": \"models/a b.gguf\", \"tensor\": \"blk.0.ffn_down.weight\""),
+            json.contains("\"gguf\":\"models/a b.gguf\",\"tensor\":\"blk.0.ffn_down.weight\""),
             "{json}"
         );
         row.gguf = None;
         let json = row.to_json();
-        assert!(json.contains("\"gguf\": null, \"tensor\": null"), "{json}");
+        assert!(json.contains("\"gguf\":null,\"tensor\":null"), "{json}");
+        assert_eq!(ParityRow::from_json(&json), Ok(row.clone()));
         assert_eq!(ParityRow::decode(&row.encode()), Ok(row.clone()));
         let mut line = row.encode();
         line.push_str("\ttensor=x");

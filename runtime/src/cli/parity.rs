@@ -1888,13 +1888,13 @@ mod tests {
         }
         let text = std::fs::read_to_string(&json).unwrap();
         assert_eq!(
-            text.matches("\"m\": 4, \"n\": 9, \"k\": 512").count(),
+            text.matches("\"m\":4,\"n\":9,\"k\":512").count(),
             2,
             "{text}"
         );
         assert_eq!(
             text.matches(&format!(
-                "\"gguf\": {}, \"tensor\": \"blk.0.ffn_down.weight\"",
+                "\"gguf\":{},\"tensor\":\"blk.0.ffn_down.weight\"",
                 crate::check::json_string(fixture)
             ))
             .count(),
