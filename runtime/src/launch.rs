@@ -26,7 +26,7 @@ use mmqgen_codegen::{
 };
 use mmqgen_reference::activations::QuantizedActivations;
 
-use crate::cache::{CacheError, CacheOutcome, CubinCache};
+use crate::compile::cache::{CacheError, CacheOutcome, CubinCache};
 use crate::compile::{compile_cubin, CompileError};
 
 use crate::device::{

@@ -4,7 +4,7 @@
 //! The pipeline, one module (or crate) per step:
 //! description ([`variant!`], [`codegen`]) -> validation ([`codegen::validate`]) -> rendering
 //! ([`codegen::render`]) -> compile ([`compile`]) -> launch ([`device`], [`weights`], [`launch`]) -> check
-//! ([`parity`], [`mmqgen_reference`]).
+//! ([`check`], [`mmqgen_reference`]) -> measure ([`measure`]).
 
 pub use matmul::{Mmq, MmqError, Q6kMatrix};
 pub use mmqgen_codegen as codegen;
@@ -14,18 +14,14 @@ pub use mmqgen_macros::{sweep, variant};
 pub use mmqgen_reference as reference;
 pub use weights::Layout;
 
-pub mod bench;
-pub mod cache;
 pub mod catalogue;
+pub mod check;
 pub mod cli;
 pub mod compile;
 pub mod device;
-pub mod inspect;
 pub mod launch;
 pub mod matmul;
-pub mod mutants;
-pub mod parity;
+pub mod measure;
 pub mod select;
-pub mod sweep;
 pub mod testing;
 pub mod weights;

@@ -6,9 +6,9 @@
 //! Calls may come from several threads, each with its own stream: each stream gets its own workspace, grown
 //! only when a call needs more, so after warm-up a call allocates nothing.
 
-use crate::cache::{CacheError, CubinCache};
 use crate::codegen::render::{render, RenderError};
 use crate::codegen::{Arch, VariantDescription};
+use crate::compile::cache::{CacheError, CubinCache};
 use crate::device::{DeviceError, Gpu};
 use crate::launch::{
     check_shape, rendered_dynamic_shared, rendered_entry_points, LaunchError, LoadedVariant,

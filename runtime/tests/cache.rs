@@ -2,7 +2,7 @@
 //! and processes) leave one whole entry. The compiler is injected and counted, so all but one test run
 //! without NVRTC; that one follows the project's skip rule.
 
-use mmqgen::cache::{default_cache_dir_with, CacheError, CacheOutcome, CubinCache};
+use mmqgen::compile::cache::{default_cache_dir_with, CacheError, CacheOutcome, CubinCache};
 use mmqgen::compile::{parse_ptxas_report, CompileError, CompiledCubin};
 use std::ffi::OsString;
 use std::fs;
@@ -153,8 +153,8 @@ fn every_input_is_in_the_key() {
     );
     // Length prefixes: moving bytes between fields changes the key.
     assert_ne!(
-        mmqgen::cache::cache_key("ab", "c", &[], VERSION, "sm_90"),
-        mmqgen::cache::cache_key("a", "bc", &[], VERSION, "sm_90")
+        mmqgen::compile::cache::cache_key("ab", "c", &[], VERSION, "sm_90"),
+        mmqgen::compile::cache::cache_key("a", "bc", &[], VERSION, "sm_90")
     );
 }
 

@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use mmqgen::check::mutants::Verdict;
 use mmqgen::cli::parity::{mutant_summary, render_mutant_table, run_mutants, ChildCommand};
-use mmqgen::mutants::Verdict;
 
 use mmqgen::testing::{nvrtc_or_skip, required, visible};
 
@@ -29,7 +29,7 @@ fn mutants_are_caught() {
     }
     let catalogue = mmqgen::catalogue::all();
     // The mutants whose base variant does not target this GPU may be skipped; no other.
-    let may_skip: Vec<&str> = mmqgen::mutants::all()
+    let may_skip: Vec<&str> = mmqgen::check::mutants::all()
         .iter()
         .filter(|m| {
             m.base(&catalogue)
@@ -57,7 +57,7 @@ fn mutants_are_caught() {
             visible(&format!(
                 "[{}/{}] {}: {}",
                 i + 1,
-                mmqgen::mutants::all().len(),
+                mmqgen::check::mutants::all().len(),
                 o.mutant.name,
                 o.verdict
             ))
@@ -69,7 +69,7 @@ fn mutants_are_caught() {
         mutant_summary(&outcomes)
     );
     visible(&report);
-    assert_eq!(outcomes.len(), mmqgen::mutants::all().len());
+    assert_eq!(outcomes.len(), mmqgen::check::mutants::all().len());
     for o in &outcomes {
         let ok = o.verdict.is_caught()
             || (matches!(o.verdict, Verdict::Skipped { .. }) && may_skip.contains(&o.mutant.name));

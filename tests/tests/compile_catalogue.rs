@@ -7,7 +7,7 @@
 //! prints a visible SKIPPED line.
 
 use mmqgen::codegen::{CpAsync, Engine, ExpandWidth};
-use mmqgen::inspect::inspect;
+use mmqgen::compile::inspect::inspect;
 
 #[test]
 fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {

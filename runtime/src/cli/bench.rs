@@ -1,5 +1,5 @@
 //! `mmqgen bench`: time variants against each other and against cuBLAS bf16/f16 on the same GPU (the timing
-//! logic is [`crate::bench`]). Progress goes to stderr; notes, the prefill and A/B verdicts, then the markdown
+//! logic is [`crate::measure::bench`]). Progress goes to stderr; notes, the prefill and A/B verdicts, then the markdown
 //! table (last, to paste into docs/PERF.md) go to stdout; `--json FILE` writes one JSON object per line.
 
 use std::io::Write;
@@ -9,14 +9,14 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 
 use super::{find_variant, CliError};
-use crate::bench::{
+use crate::check::{json_string, Shape};
+use crate::codegen::VariantDescription;
+use crate::device::Gpu;
+use crate::measure::bench::{
     dedup_shapes, default_shapes, default_variants, json_num, prefill_shapes, run_bench,
     BenchConfig, BenchReport, CublasOut, Outcome, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS,
     DEFAULT_SEED, DEFAULT_WARMUP, PREFILL_TOKENS,
 };
-use crate::codegen::VariantDescription;
-use crate::device::Gpu;
-use crate::parity::{json_string, Shape};
 use crate::weights::Layout;
 
 /// The weight layout the variants are timed on.

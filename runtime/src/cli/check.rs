@@ -3,7 +3,7 @@
 
 use super::{find_variant, CliError};
 use crate::codegen::{Arch, VariantDescription};
-use crate::inspect::inspect;
+use crate::compile::inspect::inspect;
 use clap::Args;
 use std::process::ExitCode;
 

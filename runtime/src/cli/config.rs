@@ -109,7 +109,7 @@ pub fn run_explain(args: &ExplainArgs, all: &[VariantDescription]) -> Result<Exi
         )
     })?;
     // The shape check every command shares: a shape no kernel can run has no variant to explain.
-    crate::parity::Shape::checked(args.m, args.n, args.k).map_err(|e| {
+    crate::check::Shape::checked(args.m, args.n, args.k).map_err(|e| {
         format!(
             "the shape m = {}, n = {}, k = {} is not valid: {e}",
             args.m, args.n, args.k

@@ -4,7 +4,7 @@
 //!
 //! The parent never touches the GPU. For each case it re-executes its own binary (`std::env::current_exe()`)
 //! with the arguments that led to this subcommand plus a hidden `--child VARIANT --shape m,n,k --layout L`;
-//! the child runs [`crate::parity::run_case`] and prints one line ([`ParityRow::encode`]) on stdout. A child
+//! the child runs [`crate::check::run_case`] and prints one line ([`ParityRow::encode`]) on stdout. A child
 //! that crashes, times out or prints no line becomes a failed row with the last line of its stderr. On sampled
 //! shapes the first variant of a numerics mode that passes saves its output, and every later variant of that
 //! mode (same inputs, so the same bits) is compared with it output by output.
@@ -15,7 +15,7 @@
 //! no kernel runs fails the run with its sentence before any child starts; each child gets the same
 //! `--gguf/--tensor/--tokens` and reads the file itself.
 //!
-//! `mmqgen parity --mutants` runs the shipped deliberate mutants ([`crate::mutants`]) instead: each is planted
+//! `mmqgen parity --mutants` runs the shipped deliberate mutants ([`crate::check::mutants`]) instead: each is planted
 //! in its base variant's rendered source by a child started with the hidden `--mutant NAME`, run on its own
 //! case, and reported as caught (wrong or unwritten outputs, or a kernel fault) or MISSED; the run fails when
 //! any mutant is missed or could not be tried.
@@ -29,12 +29,12 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use mmqgen_codegen::{canonical_name, VariantDescription};
 
-use crate::device::Gpu;
-use crate::mutants::{Mutant, Verdict};
-use crate::parity::{
+use crate::check::mutants::{Mutant, Verdict};
+use crate::check::{
     run_case_with, GgufTensorRef, GgufWeights, GgufWeightsError, ParityCase, ParityRow,
     ProvenOutput, Shape, Status, DEFAULT_SHAPES, ROW_LINE_PREFIX,
 };
+use crate::device::Gpu;
 use crate::weights::Layout;
 
 /// Which weight layouts to check.
@@ -149,7 +149,7 @@ pub struct ParityArgs {
     #[arg(long, value_name = "DIR", hide = true, requires = "child")]
     pub cubin_cache: Option<PathBuf>,
 
-    /// Internal (child): plant this mutant (runtime/src/mutants.rs) in the variant's source before compiling.
+    /// Internal (child): plant this mutant (runtime/src/check/mutants.rs) in the variant's source before compiling.
     #[arg(long, value_name = "NAME", hide = true, requires = "child")]
     pub mutant: Option<String>,
 }
@@ -438,7 +438,7 @@ pub struct MutantOutcome {
     pub verdict: Verdict,
 }
 
-/// Plants and runs every shipped mutant ([`crate::mutants::all`]), each in its own child process started from
+/// Plants and runs every shipped mutant ([`crate::check::mutants::all`]), each in its own child process started from
 /// `child` with `--mutant NAME` and no cubin cache, after a control run of its unmutated base variant on the same
 /// case (once per base, shape and layout); calls `progress` with each outcome. A mutant that does not plant into
 /// its base variant's current source, or whose control does not pass, fails without running.
@@ -452,7 +452,7 @@ pub fn run_mutants(
 ) -> Vec<MutantOutcome> {
     let mut controls: Vec<((String, Shape, Layout), ParityRow)> = Vec::new();
     let mut outcomes = Vec::new();
-    for (i, mutant) in crate::mutants::all().iter().enumerate() {
+    for (i, mutant) in crate::check::mutants::all().iter().enumerate() {
         let outcome = run_mutant(mutant, catalogue, child, seed, gpu, timeout, &mut controls);
         progress(i, &outcome);
         outcomes.push(outcome);
@@ -674,7 +674,7 @@ fn run_mutants_parent(
     catalogue: &[VariantDescription],
     child: &ChildCommand,
 ) -> Result<ExitCode, ParityCliError> {
-    let total = crate::mutants::all().len();
+    let total = crate::check::mutants::all().len();
     let mut stderr = std::io::stderr();
     let outcomes = run_mutants(
         catalogue,
@@ -1042,7 +1042,7 @@ fn run_child(
             let mut row = ParityRow::new(desc, &case);
             row.gguf = gguf.as_ref().map(|g| g.source.clone());
             row.error = Some(e.to_string());
-            crate::parity::CaseOutcome { row, output: None }
+            crate::check::CaseOutcome { row, output: None }
         }
     };
     if let (Some(path), Some(output)) = (&args.save_output, &outcome.output) {
@@ -1327,7 +1327,7 @@ mod tests {
         assert_eq!(a.mutant, None);
 
         // A mutant's child gets --mutant and no cubin cache.
-        let m = crate::mutants::find("off_by_one_token_edge").unwrap();
+        let m = crate::check::mutants::find("off_by_one_token_edge").unwrap();
         let spec = ChildSpec {
             desc: &cat[0],
             case: m.case(2),
@@ -1552,14 +1552,14 @@ mod tests {
                 assert!(!mutant_progress_line(o).is_empty());
                 seen += 1;
             });
-            assert_eq!(seen, crate::mutants::all().len());
+            assert_eq!(seen, crate::check::mutants::all().len());
             let runs = std::fs::read_to_string(&log).unwrap_or_default();
             (outcomes, runs)
         };
 
         // Control passes, mutant mismatches: caught.
         let (outcomes, runs) = run(&pass, &mismatch);
-        assert_eq!(outcomes.len(), crate::mutants::all().len());
+        assert_eq!(outcomes.len(), crate::check::mutants::all().len());
         for o in &outcomes {
             assert_eq!(
                 o.verdict.to_string(),
@@ -1581,7 +1581,7 @@ mod tests {
             4,
             "{runs}"
         );
-        for m in crate::mutants::all() {
+        for m in crate::check::mutants::all() {
             assert!(
                 lines.contains(&format!("run {}", m.name).as_str()),
                 "{runs}"
@@ -1888,14 +1888,14 @@ mod tests {
         }
         let text = std::fs::read_to_string(&json).unwrap();
         assert_eq!(
-            text.matches("\"m\": 4, \"n\": 9, \"k\": 512").count(),
+            text.matches("\"m\":4,\"n\":9,\"k\":512").count(),
             2,
             "{text}"
         );
         assert_eq!(
             text.matches(&format!(
-                "\"gguf\": {}, \"tensor\": \"blk.0.ffn_down.weight\"",
-                crate::parity::json_string(fixture)
+                "\"gguf\":{},\"tensor\":\"blk.0.ffn_down.weight\"",
+                crate::check::json_string(fixture)
             ))
             .count(),
             2,

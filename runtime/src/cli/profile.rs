@@ -21,7 +21,7 @@ use mmqgen_codegen::{canonical_name, VariantDescription};
 
 use super::parity::{find_variant, prefix_through, LayoutChoice};
 use super::CliError;
-use crate::parity::Shape;
+use crate::check::Shape;
 
 /// The environment variable the compile path reads: `1` compiles with line info (`-lineinfo`).
 pub const LINE_INFO_ENV: &str = "MMQGEN_LINE_INFO";

@@ -8,8 +8,8 @@
 
 use super::parity::{ChildCommand, ParityArgs};
 use super::CliError;
-use crate::cache::CacheOutcome;
 use crate::codegen::{canonical_name, Arch, NumericsMode, VariantDescription};
+use crate::compile::cache::CacheOutcome;
 use crate::select::Config;
 use clap::Args;
 use std::process::ExitCode;
@@ -65,7 +65,7 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
     if crate::compile::nvrtc_available() {
         let version = crate::compile::nvrtc_version()?;
         // Through the on-disk cubin cache: a second run finds every cubin there and skips NVRTC.
-        let cache = crate::cache::CubinCache::from_env()?;
+        let cache = crate::compile::cache::CubinCache::from_env()?;
         println!(
             "NVRTC {}.{}, cubin cache {}",
             version.0,
@@ -74,7 +74,7 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
         );
         for arch in Arch::ALL {
             for variant in selected(&config, arch) {
-                match crate::inspect::inspect(&variant, arch, false, Some(&cache)) {
+                match crate::compile::inspect::inspect(&variant, arch, false, Some(&cache)) {
                     Ok(report) => {
                         let worst = report
                             .entries
@@ -100,7 +100,7 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
                         failures.extend(report.problems());
                     }
                     // The cubin is fine; only its figures are missing (`mmqgen check` gates on them).
-                    Err(e @ crate::inspect::InspectError::NoPtxasReport { .. }) => {
+                    Err(e @ crate::compile::inspect::InspectError::NoPtxasReport { .. }) => {
                         println!("{arch} {:<24} compiled; {e}", variant.name);
                         skipped.push(format!("ptxas figures of {} on {arch}: {e}", variant.name));
                     }

@@ -1,9 +1,9 @@
-//! `mmqgen tune`: time candidate variants over chosen token counts on this GPU (through [`crate::bench`], the
+//! `mmqgen tune`: time candidate variants over chosen token counts on this GPU (through [`crate::measure::bench`], the
 //! same parity-then-time path as `mmqgen bench`), pick the fastest bit-exact candidate per token count, and
 //! write a selection config (`[[rule]]` tables, [`crate::select`]) whose header says where it came from.
 //!
 //! Every candidate is first compiled with NVRTC on all the CPU cores, and those that spill or do not fit in
-//! shared memory are dropped before any GPU time ([`crate::sweep::compile_all`]); on a GPU, each survivor is then
+//! shared memory are dropped before any GPU time ([`crate::measure::tune::compile_all`]); on a GPU, each survivor is then
 //! proven bit-exact on a ragged shape in a fresh process (`--parity-shape`, DECISIONS.md 11) before the bench
 //! times the rest. Besides the config, tune writes a ranked table of every candidate as JSON lines and markdown
 //! (`--ranking`). A `--variants` file with `[[sweep]]` tables tunes its sweeps' points (or `--sweep NAME`);
@@ -23,17 +23,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{find_variant, CliError, Loaded, LoadedSweep};
-use crate::bench::{
-    default_variants, run_bench, BenchConfig, BenchReport, Outcome, DEFAULT_REPEATS,
-};
-use crate::cache::CubinCache;
+use crate::check::Shape;
+use crate::check::{ParityCase, Status};
 use crate::codegen::{Arch, VariantDescription};
+use crate::compile::cache::CubinCache;
 use crate::device::Gpu;
 use crate::formats::input::shown;
-use crate::parity::Shape;
-use crate::parity::{ParityCase, Status};
+use crate::measure::bench::{
+    default_variants, run_bench, BenchConfig, BenchReport, Outcome, DEFAULT_REPEATS,
+};
+use crate::measure::tune::{self, Compiled, GpuOutcome, RankRow, Stage};
 use crate::select::{arch_from_str, Bounds, Config};
-use crate::sweep::{self, Compiled, GpuOutcome, RankRow, Stage};
 use crate::weights::Layout;
 
 /// Token counts measured when no `--tokens` is given.
@@ -709,9 +709,9 @@ fn write_ranking(
 ) -> Result<(PathBuf, PathBuf), CliError> {
     let jsonl = with_suffix(prefix, ".jsonl");
     let md = with_suffix(prefix, ".md");
-    std::fs::write(&jsonl, sweep::json_lines(rows, shapes))
+    std::fs::write(&jsonl, tune::json_lines(rows, shapes))
         .map_err(|e| format!("cannot write {}: {e}", jsonl.display()))?;
-    std::fs::write(&md, sweep::markdown(rows, shapes, title))
+    std::fs::write(&md, tune::markdown(rows, shapes, title))
         .map_err(|e| format!("cannot write {}: {e}", md.display()))?;
     Ok((jsonl, md))
 }
@@ -749,14 +749,14 @@ fn compile_stage(
     arch: Arch,
     cache_dir: &Path,
 ) -> Vec<Compiled> {
-    let jobs = args.jobs.unwrap_or_else(sweep::default_jobs);
+    let jobs = args.jobs.unwrap_or_else(tune::default_jobs);
     let t = Instant::now();
     eprintln!(
         "tune: compiling {} candidate(s) for {arch} on {jobs} thread(s)",
         descs.len()
     );
     let cache = CubinCache::new(cache_dir.to_path_buf());
-    let compiled = sweep::compile_all(descs, arch, Some(&cache), jobs, &|line: &str| {
+    let compiled = tune::compile_all(descs, arch, Some(&cache), jobs, &|line: &str| {
         eprintln!("tune: {line}")
     });
     let kept = compiled.iter().filter(|c| c.result.is_ok()).count();
@@ -784,7 +784,7 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
             )
         })?;
         let compiled = compile_stage(args, &descs, arch, &cache_dir);
-        let rows = sweep::rank(&compiled, &[], &shapes);
+        let rows = tune::rank(&compiled, &[], &shapes);
         let title = format!(
             "mmqgen tune --compile-only: {} candidate(s) for {arch}",
             descs.len()
@@ -895,7 +895,7 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
         cfg.repeats
     );
     if proven.is_empty() {
-        let rows = sweep::rank(
+        let rows = tune::rank(
             &compiled,
             &gpu_outcomes(&survivors, &proofs, &[], &shapes),
             &shapes,
@@ -922,7 +922,7 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
         parity_samples: cfg.parity_samples,
         aborted: report.aborted.clone(),
     };
-    let rows = sweep::rank(
+    let rows = tune::rank(
         &compiled,
         &gpu_outcomes(&survivors, &proofs, &measured, &shapes),
         &shapes,
@@ -1009,7 +1009,7 @@ fn parallel<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R +
         .collect()
 }
 
-/// What the GPU half found per compiled candidate, for [`sweep::rank`].
+/// What the GPU half found per compiled candidate, for [`tune::rank`].
 fn gpu_outcomes(
     survivors: &[&VariantDescription],
     proofs: &[Result<(), String>],

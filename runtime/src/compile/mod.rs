@@ -1,6 +1,7 @@
 //! JIT compilation of rendered CUDA sources to cubins with NVRTC, plus the
 //! two things we want to know about a cubin before launching it: ptxas'
-//! resource report ([`report`]) and a SASS instruction census ([`sass`]).
+//! resource report ([`report`]) and a SASS instruction census ([`sass`]); compiled cubins are kept on disk
+//! ([`cache`]), and [`inspect`] reports what a variant compiles to per architecture.
 //!
 //! # Environment
 //!
@@ -20,6 +21,8 @@
 //!   missing tool from a visible `SKIPPED:` line into a test failure.
 //!   `source .ci/env.sh` sets all of the above.
 
+pub mod cache;
+pub mod inspect;
 pub mod nvrtc;
 pub mod report;
 pub mod sass;

@@ -2,9 +2,9 @@
 //! cuobjdump is installed, a SASS summary. `mmqgen check` prints it; tests assert on it (the engine's
 //! instruction is there, widths are real, shipped variants do not spill, shared memory matches the layout).
 
-use crate::cache::{CacheError, CacheOutcome, CubinCache};
 use crate::codegen::render::{render, RenderError, RenderedVariant};
 use crate::codegen::{Arch, VariantDescription};
+use crate::compile::cache::{CacheError, CacheOutcome, CubinCache};
 use crate::compile::{compile_cubin, sass_summary, CompileError, KernelResources, SassSummary};
 
 /// One entry point's report on one architecture.

@@ -16,7 +16,8 @@ use std::fmt;
 use mmqgen_codegen::render::{render, RenderedVariant};
 use mmqgen_codegen::VariantDescription;
 
-use crate::parity::{ParityCase, ParityRow, Shape, Status};
+use super::case::{ParityCase, Shape};
+use super::row::{ParityRow, Status};
 use crate::weights::Layout;
 
 /// One deliberate bug: where it goes (a declared variant's rendered source), what it changes, and the parity
@@ -133,7 +134,7 @@ pub enum MutantError {
     #[error(
         "mutant '{mutant}' cannot be planted: the text `{find}` does not occur in the source it was given (the \
          rendered source of '{base}' no longer contains it: a template changed, so update the mutant in \
-         runtime/src/mutants.rs)"
+         runtime/src/check/mutants.rs)"
     )]
     NotFound {
         mutant: String,
@@ -414,7 +415,7 @@ mod tests {
             e.to_string(),
             "mutant 'transposed_mma_fragment' cannot be planted: the text `a[fm][0] = *(const uint32*)rows;` \
              does not occur in the source it was given (the rendered source of 'llamacpp' no longer contains \
-             it: a template changed, so update the mutant in runtime/src/mutants.rs)"
+             it: a template changed, so update the mutant in runtime/src/check/mutants.rs)"
         );
         // Planting it in a variant without the mma_k16 engine finds nothing either.
         let dp4a = m

@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::cache::CubinCache;
+use crate::check::Shape;
 use crate::codegen::{canonical_name, Arch, VariantDescription};
-use crate::inspect::inspect;
-use crate::parity::Shape;
+use crate::compile::cache::CubinCache;
+use crate::compile::inspect::inspect;
 
 /// What NVRTC and ptxas said about a candidate that compiled cleanly.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,7 +87,7 @@ pub fn compile_one(
         compile_ms: start.elapsed().as_millis() as u64,
         from_cache: report
             .cache
-            .is_some_and(|c| c == crate::cache::CacheOutcome::Hit),
+            .is_some_and(|c| c == crate::compile::cache::CacheOutcome::Hit),
     })
 }
 
