@@ -143,8 +143,8 @@ pub fn run_bench(
         spinner.us,
         first_spin_us,
         info.copy.map_or("not measured".to_string(), |c| format!(
-            "{:.2} TB/s read ({} MiB in {:.0} µs, median of {})",
-            c.read_tb_s(),
+            "{:.2} TB/s read + written ({} MiB in {:.0} µs, median of {})",
+            c.moved_tb_s(),
             c.bytes >> 20,
             c.median_us,
             c.reps

@@ -93,20 +93,20 @@ pub struct BenchRow {
         deserialize_with = "present"
     )]
     pub weight_tb_s: Option<Option<f64>>,
-    /// `weight_tb_s` as a percentage of the run's copy rate (`copy_read_tb_s`).
+    /// `weight_tb_s` as a percentage of the run's copy rate (`copy_tb_s`).
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "present"
     )]
     pub pct_of_copy: Option<Option<f64>>,
-    /// The run's device-to-device copy rate: bytes read by the copy over its median time, TB/s.
+    /// The run's device-to-device copy rate: bytes the copy reads plus writes over its median time, TB/s.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "present"
     )]
-    pub copy_read_tb_s: Option<Option<f64>>,
+    pub copy_tb_s: Option<Option<f64>>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -298,7 +298,7 @@ impl BenchReport {
             weight_bytes: None,
             weight_tb_s: None,
             pct_of_copy: None,
-            copy_read_tb_s: finite(i.copy.as_ref().map(|c| c.read_tb_s())),
+            copy_tb_s: finite(i.copy.as_ref().map(|c| c.moved_tb_s())),
             rel_error: None,
             launch_bound: None,
             anchor_bf16_tflops: None,

@@ -209,7 +209,7 @@ impl BenchReport {
     /// The weight bandwidth of a contestant reading `weight_bytes` per call, when it was timed.
     pub fn weight_rate(&self, weight_bytes: usize, total: &Outcome) -> Option<WeightRate> {
         let tb_s = tb_per_s(weight_bytes, total.median()?);
-        let copy = self.info.copy.map(|c| c.read_tb_s());
+        let copy = self.info.copy.map(|c| c.moved_tb_s());
         Some(WeightRate {
             tb_s,
             pct_of_copy: copy.filter(|&c| c > 0.0).map(|c| 100.0 * tb_s / c),
