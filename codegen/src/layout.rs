@@ -142,14 +142,15 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
 /// Super-blocks one warp of the streaming engine reads per pass: two numerics segments, four lanes a block.
 pub const STREAM_SUPERBLOCKS_PER_PASS: u32 = 8;
 
-/// Rows one step of the streaming engine reads at once: enough that a step's float work (one lane per
-/// token, super-block and row) fills most of the warp's 32 lanes, and that each token's activations serve
-/// several rows. More tokens need fewer rows.
+/// Rows one step of the streaming engine reads at once: two, so that each token's activation words serve two
+/// rows and a step's float work (one lane per row, token and super-block) fills more of the warp, while up to
+/// four tokens; one row from five tokens on, where the registers go to the tokens. (Four rows at one token
+/// took 223 registers and ran slower: docs/PERF.md, decode log.)
 pub const fn stream_rows_at_once(tile_n: u32) -> u32 {
-    match tile_n {
-        0 | 1 => 4,
-        2 | 3 => 2,
-        _ => 1,
+    if tile_n <= 4 {
+        2
+    } else {
+        1
     }
 }
 

@@ -161,13 +161,28 @@ pub const REGFOLD_64X128_B2: VariantDescription = variant! {
     refill: spread, chunk_unroll: 1, blocks_per_sm: 2, archs: [sm_90],
 };
 
-/// Decode (issue 12): each warp streams its rows along K straight from the q6_K blocks into registers, two
-/// passes ahead, with `dp4a` on up to 4 tokens; 8 rows of 4 warps a block. The default for n = 1..4.
+/// Decode (issue 12): each warp streams its rows along K straight from the q6_K blocks into registers, a pass
+/// ahead, two rows at a time, with `dp4a`; 8 rows of 4 warps a block. One token a block: the default at n = 1.
+pub const STREAM_T1: VariantDescription = variant! {
+    name: "stream_t1", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 1, warps_m: 4, warps_n: 1,
+    scale_fetch: narrow, expand: uint4, archs: [sm_90],
+};
+/// The streaming engine with 2 tokens a block: the default at n = 2.
+pub const STREAM_T2: VariantDescription = variant! {
+    name: "stream_t2", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 2, warps_m: 4, warps_n: 1,
+    scale_fetch: narrow, expand: uint4, archs: [sm_90],
+};
+/// The streaming engine with 4 tokens a block: the default at n = 3..4 where the rows are many (m >= 8192).
 pub const STREAM_T4: VariantDescription = variant! {
     name: "stream_t4", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 4, warps_m: 4, warps_n: 1,
     scale_fetch: narrow, expand: uint4, archs: [sm_90],
 };
-/// The streaming engine with 8 tokens a block: the default for n = 5..8 where the rows are few (m < 8192).
+/// 4 tokens, 16 rows a block (4 per warp): the default at n = 3..4 where the rows are few (m < 8192).
+pub const STREAM_T4_WIDE: VariantDescription = variant! {
+    name: "stream_t4_wide", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 16, tile_n: 4, warps_m: 4,
+    warps_n: 1, scale_fetch: narrow, expand: uint4, archs: [sm_90],
+};
+/// The streaming engine with 8 tokens a block, one row at a time: the default for n = 5..8 where m < 8192.
 pub const STREAM_T8: VariantDescription = variant! {
     name: "stream_t8", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 8, warps_m: 4, warps_n: 1,
     scale_fetch: narrow, expand: uint4, archs: [sm_90],
@@ -202,7 +217,10 @@ pub fn all() -> Vec<VariantDescription> {
         REGFOLD_16X128_WARPS,
         REGFOLD_128X128,
         REGFOLD_64X128_B2,
+        STREAM_T1,
+        STREAM_T2,
         STREAM_T4,
+        STREAM_T4_WIDE,
         STREAM_T8,
     ]
 }

@@ -424,7 +424,7 @@ fn the_embedded_default_is_complete_and_valid() {
             pick(4096)
         ],
         [
-            "stream_t4",
+            "stream_t1",
             "stream_t8",
             "regfold_64x64",
             "regfold_64x64",
@@ -448,9 +448,22 @@ fn the_embedded_default_is_complete_and_valid() {
     );
     // Decode at m = 14336: the streaming engine up to 4 tokens, the 16 x 64 warp tiles from 5 (docs/PERF.md).
     assert_eq!(
-        [pick_tall(1), pick_tall(4), pick_tall(5), pick_tall(32)],
-        ["stream_t4", "stream_t4", "regfold_64x64", "regfold_64x64"]
+        [
+            pick_tall(1),
+            pick_tall(2),
+            pick_tall(4),
+            pick_tall(5),
+            pick_tall(32)
+        ],
+        [
+            "stream_t1",
+            "stream_t2",
+            "stream_t4",
+            "regfold_64x64",
+            "regfold_64x64"
+        ]
     );
+    assert_eq!(pick(3), "stream_t4_wide");
     // One numerics mode per architecture: the bits of a product do not depend on the token count.
     assert!(!config
         .check()

@@ -1,4 +1,4 @@
-// With one token a block the streaming engine reads four rows a step, so 4 warps need a multiple of 16 rows.
+// Up to four tokens a block the streaming engine reads two rows a step, so 4 warps need a multiple of 8 rows.
 use mmqgen_codegen::VariantDescription;
 
 const V: VariantDescription = mmqgen_macros::variant! {
@@ -6,7 +6,7 @@ const V: VariantDescription = mmqgen_macros::variant! {
     engine: stream_dp4a,
     mode: int_per32,
     kdr: 8,
-    nbj: 8,
+    nbj: 4,
     tile_n: 1,
     warps_m: 4,
     warps_n: 1,
