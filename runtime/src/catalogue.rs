@@ -172,7 +172,8 @@ pub const STREAM_T2: VariantDescription = variant! {
     name: "stream_t2", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 2, warps_m: 4, warps_n: 1,
     scale_fetch: narrow, expand: uint4, archs: [sm_90],
 };
-/// The streaming engine with 4 tokens a block: the default at n = 3..4 where the rows are many (m >= 8192).
+/// The streaming engine with 4 tokens a block: the default at n = 3..4 where the rows are many (m >= 8192),
+/// and at n = 5..16 (in token tiles of 4) where they are few.
 pub const STREAM_T4: VariantDescription = variant! {
     name: "stream_t4", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 4, warps_m: 4, warps_n: 1,
     scale_fetch: narrow, expand: uint4, archs: [sm_90],
@@ -182,7 +183,8 @@ pub const STREAM_T4_WIDE: VariantDescription = variant! {
     name: "stream_t4_wide", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 16, tile_n: 4, warps_m: 4,
     warps_n: 1, scale_fetch: narrow, expand: uint4, archs: [sm_90],
 };
-/// The streaming engine with 8 tokens a block, one row at a time: the default for n = 5..8 where m < 8192.
+/// The streaming engine with 8 tokens a block, one row at a time. Not picked by the default: `stream_t4` in two
+/// token tiles is faster at n = 8 (docs/PERF.md, decode log 8).
 pub const STREAM_T8: VariantDescription = variant! {
     name: "stream_t8", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 8, warps_m: 4, warps_n: 1,
     scale_fetch: narrow, expand: uint4, archs: [sm_90],

@@ -425,7 +425,7 @@ fn the_embedded_default_is_complete_and_valid() {
         ],
         [
             "stream_t1",
-            "stream_t8",
+            "stream_t4",
             "regfold_64x64",
             "regfold_64x64",
             "regfold_64x64",
@@ -443,8 +443,20 @@ fn the_embedded_default_is_complete_and_valid() {
             .to_string()
     };
     assert_eq!(
-        [pick_tall(96), pick_tall(1280), pick_tall(1281)],
-        ["regfold_64x128_b2", "regfold_64x128_b2", "regfold_128x128"]
+        [
+            pick_tall(96),
+            pick_tall(160),
+            pick_tall(193),
+            pick_tall(1280),
+            pick_tall(1281)
+        ],
+        [
+            "regfold_64x128_b2",
+            "regfold_64x64",
+            "regfold_64x128_b2",
+            "regfold_64x128_b2",
+            "regfold_128x128"
+        ]
     );
     // Decode at m = 14336: the streaming engine up to 4 tokens, the 16 x 64 warp tiles from 5 (docs/PERF.md).
     assert_eq!(
