@@ -3,25 +3,24 @@
 //!
 //! The pipeline, one module (or crate) per step:
 //! description ([`variant!`], [`codegen`]) -> validation ([`codegen::validate`]) -> rendering
-//! ([`codegen::render`]) -> compile ([`compile`]) -> launch ([`device`], [`weights`], [`launch`]) -> check
-//! ([`check`], [`mmqgen_reference`]) -> measure ([`measure`]).
+//! ([`codegen::render`]) -> compile ([`compile`]) -> launch ([`gpu`]: device, weights, kernels, the matmul
+//! API) -> check ([`check`], [`mmqgen_reference`]) -> measure ([`measure`]); [`select`] picks a variant per shape.
 
-pub use matmul::{Mmq, MmqError, Q6kMatrix};
+pub use gpu::matmul::{Mmq, MmqError, Q6kMatrix};
+pub use gpu::weights::Layout;
 pub use mmqgen_codegen as codegen;
 pub use mmqgen_codegen::{Arch, Engine, NumericsMode, VariantDescription};
 pub use mmqgen_formats as formats;
 pub use mmqgen_macros::{sweep, variant};
 pub use mmqgen_reference as reference;
-pub use weights::Layout;
+// The launch stage's modules keep their short public paths (`mmqgen::launch`, ...).
+pub use gpu::{device, launch, matmul, weights};
 
 pub mod catalogue;
 pub mod check;
 pub mod cli;
 pub mod compile;
-pub mod device;
-pub mod launch;
-pub mod matmul;
+pub mod gpu;
 pub mod measure;
 pub mod select;
 pub mod testing;
-pub mod weights;

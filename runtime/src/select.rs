@@ -1020,7 +1020,7 @@ impl Config {
     }
 }
 
-/// The largest m, n or K that [`crate::launch::check_shape`] accepts on its own (it also bounds products);
+/// The largest m, n or K that [`crate::gpu::launch::check_shape`] accepts on its own (it also bounds products);
 /// `config check` treats a rule that admits no shape within these as one that can never match.
 pub const MAX_SHAPE_DIM: u64 = i32::MAX as u64;
 /// K comes in super-blocks of 256.
@@ -1034,7 +1034,7 @@ const EXACT_RULES: usize = 64;
 /// Cells the exact dead-rule tests may visit over the whole check.
 const CELL_BUDGET: u64 = 50_000_000;
 
-/// A rule's shapes within what [`crate::launch::check_shape`] accepts: inclusive `[lo, hi]` of n, m and K in
+/// A rule's shapes within what [`crate::gpu::launch::check_shape`] accepts: inclusive `[lo, hi]` of n, m and K in
 /// super-blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Box3 {
@@ -1273,7 +1273,7 @@ fn intersect(a: &[Bounds; 3], b: &[Bounds; 3]) -> Option<[Bounds; 3]> {
 #[cfg(test)]
 mod default_promise {
     use super::*;
-    use crate::weights::{device_footprint, gguf_bytes, Layout};
+    use crate::gpu::weights::{device_footprint, gguf_bytes, Layout};
 
     #[test]
     fn the_default_selects_only_compact_accurate_variants() {

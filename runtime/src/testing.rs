@@ -55,8 +55,8 @@ pub fn cuobjdump_or_skip(test: &str) -> bool {
 }
 
 /// GPU 0, or `None` after [`skip_or_fail`] with `MMQGEN_REQUIRE_GPU`.
-pub fn gpu_or_skip(test: &str) -> Option<crate::device::Gpu> {
-    match crate::device::Gpu::open(0) {
+pub fn gpu_or_skip(test: &str) -> Option<crate::gpu::device::Gpu> {
+    match crate::gpu::device::Gpu::open(0) {
         Ok(gpu) => Some(gpu),
         Err(e) => {
             skip_or_fail("MMQGEN_REQUIRE_GPU", test, &format!("no CUDA GPU: {e}"));

@@ -9,8 +9,8 @@ use mmqgen_reference::matmul::{reference_matmul, reference_output};
 use mmqgen_reference::{activations, derive_seed, digest_case_inputs, ACTIVATION_STREAM};
 
 use crate::formats::input::shown;
-use crate::launch::{check_shape, ShapeError};
-use crate::weights::Layout;
+use crate::gpu::launch::{check_shape, ShapeError};
+use crate::gpu::weights::Layout;
 
 /// Shapes with at most this many outputs compare every output with the CPU reference.
 pub const FULL_COMPARE_LIMIT: usize = 200_000;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use mmqgen_formats::{GgufError, GgufFile};
 
 use super::case::Shape;
-use crate::launch::{check_shape, ShapeError};
+use crate::gpu::launch::{check_shape, ShapeError};
 
 /// A q6_K tensor of a GGUF file to take a case's weights from (`mmqgen parity --gguf FILE --tensor NAME`).
 #[derive(Clone, Debug, PartialEq, Eq)]

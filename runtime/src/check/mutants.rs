@@ -18,7 +18,7 @@ use mmqgen_codegen::VariantDescription;
 
 use super::case::{ParityCase, Shape};
 use super::row::{ParityRow, Status};
-use crate::weights::Layout;
+use crate::gpu::weights::Layout;
 
 /// One deliberate bug: where it goes (a declared variant's rendered source), what it changes, and the parity
 /// case that must catch it.
@@ -313,7 +313,7 @@ impl fmt::Display for Verdict {
 mod tests {
     use super::*;
     use crate::catalogue;
-    use crate::launch::check_shape;
+    use crate::gpu::launch::check_shape;
     use mmqgen_codegen::ScaleFetch;
 
     #[test]

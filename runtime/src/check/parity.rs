@@ -13,12 +13,12 @@ use super::compare::{
 use super::gguf::{GgufTensorRef, GgufWeights};
 use super::mutants::MutantError;
 use super::row::{ParityRow, Status};
-use crate::device::{is_sticky_kernel_fault, synchronize, DeviceError, Gpu};
-use crate::launch::{
+use crate::gpu::device::{is_sticky_kernel_fault, synchronize, DeviceError, Gpu};
+use crate::gpu::launch::{
     build_rendered, build_variant, check_shape, poison_f32, read_prefix, BuildError, LaunchError,
     Workspace,
 };
-use crate::weights::{Layout, RegisteredWeights, WeightsError};
+use crate::gpu::weights::{Layout, RegisteredWeights, WeightsError};
 
 /// The output of a variant already proven on the same inputs (same mode, shape and seed), to compare every
 /// output with on sampled shapes.

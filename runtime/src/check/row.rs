@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::case::{ParityCase, Shape};
 use super::compare::FirstBad;
 use super::gguf::GgufTensorRef;
-use crate::weights::Layout;
+use crate::gpu::weights::Layout;
 
 /// The outcome of one case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -603,7 +603,7 @@ fn unescape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launch::POISON_BITS;
+    use crate::gpu::launch::POISON_BITS;
 
     fn tensor_of(path: PathBuf, tensor: &str) -> GgufTensorRef {
         GgufTensorRef {

@@ -11,13 +11,13 @@ use clap::{Args, ValueEnum};
 use super::{find_variant, CliError};
 use crate::check::{json_string, Shape};
 use crate::codegen::VariantDescription;
-use crate::device::Gpu;
+use crate::gpu::device::Gpu;
+use crate::gpu::weights::Layout;
 use crate::measure::bench::{
     dedup_shapes, default_shapes, default_variants, json_num, prefill_shapes, run_bench,
     BenchConfig, BenchReport, CublasOut, Outcome, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS,
     DEFAULT_SEED, DEFAULT_WARMUP, PREFILL_TOKENS,
 };
-use crate::weights::Layout;
 
 /// The weight layout the variants are timed on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

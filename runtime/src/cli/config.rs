@@ -126,8 +126,9 @@ pub fn run_explain(args: &ExplainArgs, all: &[VariantDescription]) -> Result<Exi
 /// One line on what the chosen variant costs on the device, padded layout (DECISIONS.md 12).
 pub fn footprint_line(variant: &crate::codegen::VariantDescription, m: u64, k: u64) -> String {
     let (m, k) = (m as usize, k as usize);
-    let gguf = crate::weights::gguf_bytes(m, k);
-    let device = crate::weights::device_footprint([variant], m, k, crate::weights::Layout::Padded);
+    let gguf = crate::gpu::weights::gguf_bytes(m, k);
+    let device =
+        crate::gpu::weights::device_footprint([variant], m, k, crate::gpu::weights::Layout::Padded);
     format!(
         "footprint: {} reads {:.1} MiB on the device in the padded layout ({:.2}x the GGUF tensor's {:.1} MiB, {:.2} \
          bytes per weight)",

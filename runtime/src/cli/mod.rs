@@ -372,7 +372,7 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
         Command::Parity(args) => {
             // Every case runs on the GPU: without one, one refusal instead of a failed row per case.
             if args.child.is_none() {
-                if let Err(e) = crate::device::Gpu::open(0) {
+                if let Err(e) = crate::gpu::device::Gpu::open(0) {
                     return Err(format!(
                         "parity runs every case on a GPU, and none can be used here: {e}"
                     )

@@ -34,8 +34,8 @@ use crate::check::{
     run_case_with, GgufTensorRef, GgufWeights, GgufWeightsError, ParityCase, ParityRow,
     ProvenOutput, Shape, Status, DEFAULT_SHAPES, ROW_LINE_PREFIX,
 };
-use crate::device::Gpu;
-use crate::weights::Layout;
+use crate::gpu::device::Gpu;
+use crate::gpu::weights::Layout;
 
 /// Which weight layouts to check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -145,7 +145,7 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
     }
 
     println!("\n== 3. GPU: parity and timing of the selected variants");
-    match crate::device::Gpu::open(0) {
+    match crate::gpu::device::Gpu::open(0) {
         Err(e) => {
             skipped.push(format!("parity and timing on a GPU: {e}"));
             println!("skipped: {e}");

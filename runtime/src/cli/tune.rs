@@ -27,14 +27,14 @@ use crate::check::Shape;
 use crate::check::{ParityCase, Status};
 use crate::codegen::{Arch, VariantDescription};
 use crate::compile::cache::CubinCache;
-use crate::device::Gpu;
 use crate::formats::input::shown;
+use crate::gpu::device::Gpu;
+use crate::gpu::weights::Layout;
 use crate::measure::bench::{
     default_variants, run_bench, BenchConfig, BenchReport, Outcome, DEFAULT_REPEATS,
 };
 use crate::measure::tune::{self, Compiled, GpuOutcome, RankRow, Stage};
 use crate::select::{arch_from_str, Bounds, Config};
-use crate::weights::Layout;
 
 /// Token counts measured when no `--tokens` is given.
 pub const DEFAULT_TOKENS: [usize; 7] = [1, 8, 32, 128, 512, 2048, 4096];

@@ -7,7 +7,7 @@ use mmqgen_codegen::{Engine, VariantDescription};
 
 use super::shapes::default_shapes;
 use crate::check::Shape;
-use crate::weights::Layout;
+use crate::gpu::weights::Layout;
 
 /// Untimed rounds before the timed ones.
 pub const DEFAULT_WARMUP: usize = 3;

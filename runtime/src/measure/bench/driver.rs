@@ -28,9 +28,9 @@ use super::threads::parallel_map;
 use super::timer::{Spinner, Timer};
 use crate::check::{compare_quantized, compare_sampled, count_unwritten, sample_indices, Shape};
 use crate::compile::nvrtc_version;
-use crate::device::{describe_driver_error, DeviceError, Gpu};
-use crate::launch::{build_variant, poison_f32, read_prefix, LoadedVariant, Workspace};
-use crate::weights::RegisteredWeights;
+use crate::gpu::device::{describe_driver_error, DeviceError, Gpu};
+use crate::gpu::launch::{build_variant, poison_f32, read_prefix, LoadedVariant, Workspace};
+use crate::gpu::weights::RegisteredWeights;
 
 /// One built variant.
 struct Built {
@@ -402,7 +402,7 @@ fn run_shape(
     progress: &mut dyn FnMut(&str),
 ) -> Result<(), Fail> {
     let Shape { m, n, k } = shape;
-    crate::launch::check_shape(m, n, k)
+    crate::gpu::launch::check_shape(m, n, k)
         .map_err(|e| Fail::Local(format!("the shape cannot be run: {e}")))?;
     let t = Instant::now();
     let host = host_inputs(rc, shape);
@@ -511,7 +511,7 @@ fn first_set(rc: &RunCtx, shape: Shape, host: &HostInputs) -> Result<VariantBuff
             total: Outcome::NotTimed("not run".into()),
             quantizer: Outcome::NotTimed("not timed".into()),
             launch_bound: 0,
-            device_bytes: crate::weights::device_footprint([&b.desc], m, k, layout),
+            device_bytes: crate::gpu::weights::device_footprint([&b.desc], m, k, layout),
         };
         let ws = match reg {
             Err(e) => {

@@ -3,8 +3,8 @@
 
 use cudarc::driver::result::DriverError;
 
-use crate::device::{is_sticky_kernel_fault, DeviceError};
-use crate::launch::LaunchError;
+use crate::gpu::device::{is_sticky_kernel_fault, DeviceError};
+use crate::gpu::launch::LaunchError;
 
 /// Why a run could not start. Each variant displays as one sentence.
 #[derive(Debug, thiserror::Error)]
@@ -74,9 +74,9 @@ pub(super) enum WeightsErrorKind {
     Local,
 }
 
-pub(super) fn classify_weights(e: &crate::weights::WeightsError) -> WeightsErrorKind {
+pub(super) fn classify_weights(e: &crate::gpu::weights::WeightsError) -> WeightsErrorKind {
     match e {
-        crate::weights::WeightsError::Device(d) if sticky(d.driver_error()) => {
+        crate::gpu::weights::WeightsError::Device(d) if sticky(d.driver_error()) => {
             WeightsErrorKind::Fatal(format!("registering the weights: {e}"))
         }
         _ => WeightsErrorKind::Local,

@@ -217,7 +217,7 @@ impl BenchReport {
                 r.quantizer_median_us = finite(v.quantizer.median());
                 r.launch_bound = Some(v.launch_bound);
                 r.device_bytes = Some(v.device_bytes);
-                r.gguf_bytes = Some(crate::weights::gguf_bytes(s.shape.m, s.shape.k));
+                r.gguf_bytes = Some(crate::gpu::weights::gguf_bytes(s.shape.m, s.shape.k));
                 if let Some(q) = v.quantizer.stats() {
                     r.quantizer_p20_us = Some(q.p20);
                     r.quantizer_p80_us = Some(q.p80);

@@ -54,7 +54,7 @@ pub(super) struct TableRow {
 
 /// `14.0 MiB (1.07x)`: bytes on the device and their ratio to the GGUF tensor's.
 pub(super) fn footprint_cell(device_bytes: usize, shape: Shape) -> String {
-    let gguf = crate::weights::gguf_bytes(shape.m, shape.k).max(1);
+    let gguf = crate::gpu::weights::gguf_bytes(shape.m, shape.k).max(1);
     format!(
         "{:.1} MiB ({:.2}x)",
         device_bytes as f64 / 1048576.0,

@@ -9,7 +9,7 @@ use super::provenance::RunInfo;
 use super::shapes::{LLAMA3_8B_LAYER, ROTATION_L2_MULTIPLE};
 use super::stats::{tflops, Stats};
 use crate::check::Shape;
-use crate::launch::BuildInfo;
+use crate::gpu::launch::BuildInfo;
 
 /// A contestant's timing: its statistics, or why it was not timed.
 #[derive(Clone, Debug, PartialEq)]

@@ -11,7 +11,7 @@ use cudarc::nvrtc::Ptx;
 
 use super::fail::{fail_text, BenchError, Fail};
 use crate::compile::compile_cubin;
-use crate::device::{DeviceError, Gpu};
+use crate::gpu::device::{DeviceError, Gpu};
 
 /// How long the spin kernel ahead of each timed call keeps the GPU busy while the host queues the call.
 pub const SPIN_TARGET_US: f64 = 200.0;

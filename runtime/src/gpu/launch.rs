@@ -7,7 +7,7 @@
 //!
 //! Every shape and buffer is checked before anything is queued, each refusal one sentence. Launches are
 //! asynchronous: a fault inside a kernel (a misaligned access, say) surfaces at the next synchronisation, which
-//! is why [`crate::parity`] synchronises after each kernel.
+//! is why [`crate::check`] synchronises after each kernel.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -29,10 +29,10 @@ use mmqgen_reference::activations::QuantizedActivations;
 use crate::compile::cache::{CacheError, CacheOutcome, CubinCache};
 use crate::compile::{compile_cubin, CompileError};
 
-use crate::device::{
+use crate::gpu::device::{
     describe_driver_error, guard, DeviceError, Gpu, DEFAULT_SHARED_BYTES_PER_BLOCK,
 };
-use crate::weights::{Layout, PlaneKind, RegisteredWeights};
+use crate::gpu::weights::{Layout, PlaneKind, RegisteredWeights};
 
 /// Bit pattern written into buffers before a launch so that an output the kernel never wrote is recognisable (a
 /// quiet NaN no arithmetic produces: GPU arithmetic on NaN gives the canonical 0x7FFFFFFF).
@@ -1039,7 +1039,7 @@ pub fn build_variant(
 }
 
 /// Compiles an already rendered `desc` (its source possibly edited, e.g. a deliberate mutant from
-/// [`crate::mutants`]) with NVRTC for this GPU's architecture, or takes the cubin from `cache_dir` (the key
+/// [`crate::check::mutants`]) with NVRTC for this GPU's architecture, or takes the cubin from `cache_dir` (the key
 /// hashes the source, so an edited source never meets the cubin of another), and loads it. `rendered` must come
 /// from `render(desc)`: its entry points and shared memory are taken as they are.
 pub fn build_rendered(

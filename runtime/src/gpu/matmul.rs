@@ -9,13 +9,13 @@
 use crate::codegen::render::{render, RenderError};
 use crate::codegen::{Arch, VariantDescription};
 use crate::compile::cache::{CacheError, CubinCache};
-use crate::device::{DeviceError, Gpu};
-use crate::launch::{
+use crate::gpu::device::{DeviceError, Gpu};
+use crate::gpu::launch::{
     check_shape, rendered_dynamic_shared, rendered_entry_points, LaunchError, LoadedVariant,
     ShapeError, Workspace,
 };
+use crate::gpu::weights::{planes_read, Layout, RegisteredWeights, WeightsError};
 use crate::select::{arch_from_str, Config, ConfigError, SelectError};
-use crate::weights::{planes_read, Layout, RegisteredWeights, WeightsError};
 use cudarc::driver::{CudaSlice, CudaStream};
 use mmqgen_formats::{GgufError, GgufFile};
 use std::collections::HashMap;
@@ -174,7 +174,7 @@ impl Q6kMatrix<'_> {
 
     /// The same matrix's bytes in a GGUF file (210 bytes per 256 weights).
     pub fn gguf_bytes(&self) -> usize {
-        crate::weights::gguf_bytes(self.m(), self.k())
+        crate::gpu::weights::gguf_bytes(self.m(), self.k())
     }
 
     pub fn m(&self) -> usize {

@@ -18,7 +18,7 @@ use mmqgen_reference::registration::{
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
-use crate::device::{DeviceError, Gpu};
+use crate::gpu::device::{DeviceError, Gpu};
 
 /// Bytes of one GGUF q6_K block (the raw layout's block).
 pub const RAW_BLOCK_BYTES: usize = mmqgen_formats::BLOCK_BYTES;
