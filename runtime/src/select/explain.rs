@@ -1,0 +1,121 @@
+//! `mmqgen explain`: every rule's verdict on a shape, and the winner.
+
+use super::*;
+
+/// One rule's part in a choice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The first rule that matches; `because` says how (`arch sm_90, tokens 129.. contains n = 512, m any, k any`).
+    Chosen { because: String },
+    /// Matches, but an earlier rule (0-based `winner`) matched first.
+    Shadowed { winner: usize, because: String },
+    /// Does not match, for these reasons (`tokens 1..=128 does not contain n = 512`).
+    Rejected { reasons: Vec<String> },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleVerdict {
+    pub rule_index: usize,
+    pub label: String,
+    pub summary: String,
+    pub verdict: Verdict,
+}
+
+/// The chosen variant, if any, and every rule's verdict; `Display` writes it for `mmqgen explain`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    pub arch: Arch,
+    pub m: u64,
+    pub n: u64,
+    pub k: u64,
+    /// 0-based index of the winning rule.
+    pub chosen: Option<usize>,
+    /// Declared and canonical name of the chosen variant.
+    pub variant: Option<(String, String)>,
+    pub rules: Vec<RuleVerdict>,
+}
+
+impl fmt::Display for Explanation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shape = format!(
+            "{}, m = {}, n = {}, k = {}",
+            self.arch, self.m, self.n, self.k
+        );
+        match (self.chosen, &self.variant) {
+            (Some(i), Some((name, canonical))) => {
+                writeln!(f, "{shape}: variant {name} ({canonical})")?;
+                writeln!(
+                    f,
+                    "chosen by {}: the first rule that matches (first match wins)",
+                    self.rules[i].label
+                )?;
+            }
+            _ => writeln!(f, "{shape}: no rule matches")?,
+        }
+        for r in &self.rules {
+            match &r.verdict {
+                Verdict::Chosen { because } => {
+                    writeln!(f, "  {} [{}]: chosen: {because}", r.label, r.summary)?
+                }
+                Verdict::Shadowed { winner, because } => writeln!(
+                    f,
+                    "  {} [{}]: matches too ({because}), but {} comes first (first match wins)",
+                    r.label, r.summary, self.rules[*winner].label
+                )?,
+                Verdict::Rejected { reasons } => writeln!(
+                    f,
+                    "  {} [{}]: no: {}",
+                    r.label,
+                    r.summary,
+                    reasons.join("; ")
+                )?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// Every rule's verdict on the shape, and the winner.
+    pub fn explain(&self, arch: Arch, m: u64, n: u64, k: u64) -> Explanation {
+        let mut chosen = None;
+        let rules = self
+            .rules
+            .iter()
+            .map(|r| {
+                let reasons = r.mismatches(arch, m, n, k);
+                let verdict = match chosen {
+                    _ if !reasons.is_empty() => Verdict::Rejected { reasons },
+                    Some(winner) => Verdict::Shadowed {
+                        winner,
+                        because: r.agreement(m, n, k),
+                    },
+                    None => {
+                        chosen = Some(r.index);
+                        Verdict::Chosen {
+                            because: r.agreement(m, n, k),
+                        }
+                    }
+                };
+                RuleVerdict {
+                    rule_index: r.index,
+                    label: r.label(),
+                    summary: r.summary(),
+                    verdict,
+                }
+            })
+            .collect();
+        Explanation {
+            arch,
+            m,
+            n,
+            k,
+            chosen,
+            variant: chosen.map(|i| {
+                let v = &self.rules[i].variant;
+                (v.name.to_string(), canonical_name(v))
+            }),
+            rules,
+        }
+    }
+}
