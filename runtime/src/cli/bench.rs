@@ -9,15 +9,16 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 
 use super::{find_variant, CliError};
-use crate::check::{json_string, Shape};
+use crate::check::Shape;
 use crate::codegen::VariantDescription;
 use crate::gpu::device::Gpu;
 use crate::gpu::weights::Layout;
 use crate::measure::bench::{
-    dedup_shapes, default_shapes, default_variants, json_num, prefill_shapes, run_bench,
-    BenchConfig, BenchReport, CublasOut, Outcome, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS,
-    DEFAULT_SEED, DEFAULT_WARMUP, PREFILL_TOKENS,
+    dedup_shapes, default_shapes, default_variants, prefill_shapes, run_bench, BenchConfig,
+    BenchReport, CublasOut, Outcome, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS, DEFAULT_SEED,
+    DEFAULT_WARMUP, PREFILL_TOKENS,
 };
+use serde_json::json;
 
 /// The weight layout the variants are timed on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -195,100 +196,83 @@ pub fn config(args: &BenchArgs) -> BenchConfig {
     }
 }
 
-/// JSON lines for the prefill and A/B verdicts (beside the report's own lines).
+/// JSON lines for the prefill and A/B verdicts (beside the report's own lines), written by serde_json.
 fn verdict_json_lines(
     report: &BenchReport,
     args: &BenchArgs,
     ab: Option<(&str, &str)>,
 ) -> Vec<String> {
     let i = &report.info;
-    let head = |kind: &str| {
-        format!(
-            "{{\"mmqgen_bench\":1,\"kind\":{},\"date\":{},\"commit\":{},\"gpu\":{},\"driver\":{},\"nvrtc\":{}",
-            json_string(kind),
-            json_string(&i.date),
-            json_string(&i.commit),
-            json_string(&i.gpu),
-            json_string(&i.driver_release),
-            json_string(&i.nvrtc)
-        )
+    // The provenance every line starts with, then the line's own keys (serde_json keeps their order).
+    let line = |kind: &str, body: serde_json::Value| {
+        let mut object = serde_json::Map::new();
+        object.insert("mmqgen_bench".into(), json!(1));
+        object.insert("kind".into(), json!(kind));
+        object.insert("date".into(), json!(i.date));
+        object.insert("commit".into(), json!(i.commit));
+        object.insert("gpu".into(), json!(i.gpu));
+        object.insert("driver".into(), json!(i.driver_release));
+        object.insert("nvrtc".into(), json!(i.nvrtc));
+        if let serde_json::Value::Object(fields) = body {
+            object.extend(fields);
+        }
+        serde_json::Value::Object(object).to_string()
     };
     let mut lines = Vec::new();
     if args.prefill {
         for tokens in PREFILL_TOKENS {
             let p = report.prefill(tokens, None);
-            let choices: Vec<String> = p
+            let matmuls: Vec<serde_json::Value> = p
                 .matmuls
                 .iter()
                 .map(|m| {
-                    format!(
-                        "{{\"matmul\":{},\"m\":{},\"n\":{},\"k\":{},\"variant\":{},\"median_us\":{},\
-                         \"cublas_bf16_us\":{}}}",
-                        json_string(m.name),
-                        m.shape.m,
-                        m.shape.n,
-                        m.shape.k,
-                        m.variant
-                            .as_deref()
-                            .map(json_string)
-                            .unwrap_or_else(|| "null".into()),
-                        json_num(m.us),
-                        json_num(m.cublas_bf16_us)
-                    )
+                    json!({
+                        "matmul": m.name,
+                        "m": m.shape.m,
+                        "n": m.shape.n,
+                        "k": m.shape.k,
+                        "variant": m.variant,
+                        "median_us": m.us,
+                        "cublas_bf16_us": m.cublas_bf16_us,
+                    })
                 })
                 .collect();
-            lines.push(format!(
-                "{},\"tokens\":{tokens},\"layer_us\":{},\"tokens_per_s\":{},\"cublas_bf16_layer_us\":{},\
-                 \"cublas_bf16_tokens_per_s\":{},\"matmuls\":[{}]}}",
-                head("prefill"),
-                json_num(p.layer_us),
-                json_num(p.tokens_per_s()),
-                json_num(p.cublas_layer_us),
-                json_num(p.cublas_tokens_per_s()),
-                choices.join(",")
+            lines.push(line(
+                "prefill",
+                json!({
+                    "tokens": tokens,
+                    "layer_us": p.layer_us,
+                    "tokens_per_s": p.tokens_per_s(),
+                    "cublas_bf16_layer_us": p.cublas_layer_us,
+                    "cublas_bf16_tokens_per_s": p.cublas_tokens_per_s(),
+                    "matmuls": matmuls,
+                }),
             ));
         }
     }
     if let Some((a, b)) = ab {
         let r = report.ab(a, b);
         for (shape, v) in &r.shapes {
-            let body = match v {
-                Ok(v) => format!(
-                    "\"a_us\":{},\"b_us\":{},\"gain\":{},\"lands\":{}",
-                    json_num(Some(v.a_us)),
-                    json_num(Some(v.b_us)),
-                    json_num(Some(v.gain)),
-                    v.lands
-                ),
-                Err(e) => format!("\"lands\":false,\"error\":{}", json_string(e)),
+            let mut body = json!({"a": a, "b": b, "m": shape.m, "n": shape.n, "k": shape.k});
+            let verdict = match v {
+                Ok(v) => json!({"a_us": v.a_us, "b_us": v.b_us, "gain": v.gain, "lands": v.lands}),
+                Err(e) => json!({"lands": false, "error": e}),
             };
-            lines.push(format!(
-                "{},\"a\":{},\"b\":{},\"m\":{},\"n\":{},\"k\":{},{body}}}",
-                head("ab"),
-                json_string(a),
-                json_string(b),
-                shape.m,
-                shape.n,
-                shape.k
-            ));
+            if let (Some(body), serde_json::Value::Object(verdict)) =
+                (body.as_object_mut(), verdict)
+            {
+                body.extend(verdict);
+            }
+            lines.push(line("ab", body));
         }
         let overall = match &r.overall {
-            Some(v) => format!(
-                "\"a_us\":{},\"b_us\":{},\"gain\":{},\"lands\":{},\"shapes_without_verdict\":{}",
-                json_num(Some(v.a_us)),
-                json_num(Some(v.b_us)),
-                json_num(Some(v.gain)),
-                v.lands,
-                r.missing
-            ),
-            None => "\"lands\":false".to_string(),
+            Some(v) => json!({
+                "a": a, "b": b, "a_us": v.a_us, "b_us": v.b_us, "gain": v.gain, "lands": v.lands,
+                "shapes_without_verdict": r.missing,
+            }),
+            None => json!({"a": a, "b": b, "lands": false}),
         };
-        lines.push(format!(
-            "{},\"a\":{},\"b\":{},{overall}}}",
-            head("ab_overall"),
-            json_string(a),
-            json_string(b)
-        ));
+        lines.push(line("ab_overall", overall));
     }
     lines
 }

@@ -316,11 +316,3 @@ impl BenchReport {
         }
     }
 }
-
-/// A JSON number, or `null` when absent or not finite.
-pub fn json_num(v: Option<f64>) -> String {
-    match v {
-        Some(v) if v.is_finite() => format!("{v}"),
-        _ => "null".to_string(),
-    }
-}

@@ -70,7 +70,7 @@ pub use copy_rate::{tb_per_s, CopyRate, COPY_BYTES, COPY_REPS};
 pub use cublas::{dense_blocks, GemmArgs, GemmOp, DENSE_D_EXPONENT};
 pub use driver::run_bench;
 pub use fail::BenchError;
-pub use json::{json_num, BenchRow};
+pub use json::BenchRow;
 pub use landing::{ab_overall, ab_verdict, AbVerdict, LANDING_BAR};
 pub use provenance::{
     commit, driver_release, parse_driver_release, utc_from_unix, utc_now, RunInfo,
