@@ -4,6 +4,7 @@
 //! and the generated file holds only the arms the description selects.
 
 use crate::description::*;
+use crate::fields::description_lines;
 use crate::layout::{
     shared_layout, stream_offset_in_sums, stream_rows_at_once, SharedLayout, PADDED_BLOCK_BYTES,
     STREAM_SUPERBLOCKS_PER_PASS,
@@ -244,35 +245,6 @@ struct RenderContext {
     weight_pieces_fill_threads: bool,
     /// Floats per activation-scale copy.
     activation_scale_piece_floats: u32,
-}
-
-/// The lines of the header that record the full description.
-pub fn description_lines(desc: &VariantDescription) -> Vec<String> {
-    vec![
-        format!("engine               = {}", desc.engine),
-        format!("mode                 = {}", desc.mode),
-        format!("kdr                  = {}", desc.kdr),
-        format!("nbj                  = {}", desc.nbj),
-        format!("tile_n               = {}", desc.tile_n),
-        format!("warps_m x warps_n    = {} x {}", desc.warps_m, desc.warps_n),
-        format!("ksplit               = {}", desc.ksplit),
-        format!("scale_fetch          = {}", desc.scale_fetch),
-        format!("expand               = {}", desc.expand),
-        format!("cp_async_activations = {}", desc.cp_async_activations),
-        format!("cp_async_plane       = {}", desc.cp_async_plane),
-        format!("stages               = {}", desc.stages),
-        format!("accumulator_sets     = {}", desc.accumulator_sets),
-        format!("totals               = {}", desc.totals),
-        format!("refill               = {}", desc.refill),
-        format!("blocks_per_sm        = {}", desc.blocks_per_sm),
-        format!(
-            "chunk_unroll         = {}",
-            match desc.chunk_unroll {
-                0 => "full".to_string(),
-                n => n.to_string(),
-            }
-        ),
-    ]
 }
 
 fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
