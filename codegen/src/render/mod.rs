@@ -12,6 +12,7 @@ use crate::layout::{
 use crate::name::canonical_name;
 use crate::validate::validate;
 use crate::{FieldError, CODEGEN_VERSION};
+use mmqgen_formats::q6k;
 use serde::Serialize;
 
 /// A rendered variant: its source and the names of its entry points.
@@ -113,6 +114,27 @@ struct RegionContext {
     stride_used: bool,
 }
 
+/// Byte offsets inside a q6_K block, from the format's one definition ([`mmqgen_formats::q6k`]); the generated
+/// code names them `Q6K_QL`, `Q6K_QH`, `Q6K_SCALES` and `Q6K_D`.
+#[derive(Serialize)]
+struct Q6kContext {
+    /// `ql`, u8[128]: the low 4 bits of each weight.
+    ql: usize,
+    /// `qh`, u8[64]: the high 2 bits of each weight.
+    qh: usize,
+    /// `scales`, i8[16]: one per 16 weights.
+    scales: usize,
+    /// `d`, f16: the super-block scale.
+    d: usize,
+}
+
+const Q6K: Q6kContext = Q6kContext {
+    ql: q6k::QL_OFFSET,
+    qh: q6k::QH_OFFSET,
+    scales: q6k::SCALES_OFFSET,
+    d: q6k::D_OFFSET,
+};
+
 /// One weight layout (DECISIONS.md 2): raw GGUF blocks or padded ones.
 #[derive(Serialize)]
 struct LayoutContext {
@@ -155,6 +177,13 @@ struct RenderContext {
     stream: bool,
     /// Engine `wgmma_k32_prefolded` (sm_90a).
     wgmma: bool,
+    /// The module reads q6_K blocks (every engine but the prefolded ones on the plane), so it names their
+    /// byte offsets.
+    reads_blocks: bool,
+    /// Byte offsets inside a q6_K block.
+    q6k: Q6kContext,
+    /// Super-blocks per numerics segment ([`SEGMENT_SUPERBLOCKS`]).
+    superblocks_per_segment: u32,
     /// Super-blocks one warp of the streaming engine reads per pass ([`STREAM_SUPERBLOCKS_PER_PASS`]).
     stream_superblocks_per_pass: u32,
     /// Rows one step of the streaming engine reads at once ([`stream_rows_at_once`]).
@@ -257,7 +286,7 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
         LayoutContext {
             name: "raw",
             struct_name: "RawLayout",
-            block_bytes: 210,
+            block_bytes: q6k::BLOCK_BYTES as u32,
             alignment: 2,
             run_width: 2,
             fetch: raw_fetch,
@@ -371,6 +400,9 @@ fn render_context(
         regfold,
         stream: desc.engine == Engine::StreamDp4a,
         wgmma: desc.engine == Engine::WgmmaK32Prefolded,
+        reads_blocks: !desc.engine.is_prefolded() || !block_fetches.is_empty(),
+        q6k: Q6K,
+        superblocks_per_segment: SEGMENT_SUPERBLOCKS,
         stream_superblocks_per_pass: STREAM_SUPERBLOCKS_PER_PASS,
         stream_rows_at_once: rows_at_once,
         stream_offset_in_sums: stream_offset_in_sums(desc.tile_n),
