@@ -187,6 +187,13 @@ impl Totals {
             Totals::Shared => "shared",
         }
     }
+    /// The short form in canonical names and sweep point names (`_totreg`, `_totsmem`).
+    pub const fn short_keyword(self) -> &'static str {
+        match self {
+            Totals::Registers => "reg",
+            Totals::Shared => "smem",
+        }
+    }
 }
 
 impl Refill {
@@ -364,8 +371,64 @@ impl VariantDescription {
     }
 }
 
-macro_rules! display_keyword {
-    ($($t:ty),*) => {$(
+/// A field's enum, as the `variant!` expansion spells it: `<TYPE_NAME>::<rust_name>`.
+pub trait FieldEnum: Copy + PartialEq + fmt::Debug + 'static {
+    /// The type's name as Rust spells it (`Engine`).
+    const TYPE_NAME: &'static str;
+    /// The value's name as Rust spells it (`MmaK16`): the derived `Debug` name of a unit variant, so that the
+    /// enum's declaration is the one place it is written.
+    fn rust_name(self) -> String {
+        format!("{self:?}")
+    }
+}
+
+/// An enum whose values a description names by keyword (`mma_k16`): every value and its keyword come from
+/// the enum's `ALL` and `keyword`.
+pub trait Keyword: FieldEnum {
+    /// Every value, in the order sentences list them (the enum's `ALL`).
+    const VALUES: &'static [Self];
+    /// The keyword of every value, in the same order.
+    const KEYWORDS: &'static [&'static str];
+    /// The keyword of one value (the enum's own `keyword`).
+    fn keyword(self) -> &'static str;
+}
+
+macro_rules! field_enums {
+    ($($t:ident),*) => {$(
+        impl FieldEnum for $t {
+            const TYPE_NAME: &'static str = stringify!($t);
+        }
+    )*};
+}
+field_enums!(
+    Engine,
+    NumericsMode,
+    ScaleFetch,
+    ExpandWidth,
+    Totals,
+    Refill,
+    CpAsync,
+    Arch
+);
+
+macro_rules! keyword_enums {
+    ($($t:ident),*) => {$(
+        impl Keyword for $t {
+            const VALUES: &'static [Self] = &$t::ALL;
+            const KEYWORDS: &'static [&'static str] = &{
+                let mut keywords = [""; $t::ALL.len()];
+                let mut i = 0;
+                while i < keywords.len() {
+                    keywords[i] = $t::ALL[i].keyword();
+                    i += 1;
+                }
+                keywords
+            };
+            fn keyword(self) -> &'static str {
+                $t::keyword(self)
+            }
+        }
+
         impl fmt::Display for $t {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(self.keyword())
@@ -373,7 +436,7 @@ macro_rules! display_keyword {
         }
     )*};
 }
-display_keyword!(
+keyword_enums!(
     Engine,
     NumericsMode,
     ScaleFetch,

@@ -1,5 +1,12 @@
-//! Field by field parsing of a description, shared by the `variant!` macro and the TOML loader so that both
-//! speak the same sentences. A front end turns its syntax into [`FieldValue`]s; this module applies them.
+//! The field table and field by field parsing of a description, shared by the `variant!` macro and the TOML
+//! loader so that both speak the same sentences. A front end turns its syntax into [`FieldValue`]s; this module
+//! applies them.
+//!
+//! [`FIELD_TABLE`] is the one list of the fields: [`FIELDS`], [`set_field`], the header lines
+//! ([`description_lines`]), the TOML a config carries, the sweep tags and the macro's expansion come from it,
+//! and the defaults from [`VariantDescription::DEFAULTS`]. A new value of an enum field touches the enum (its
+//! `ALL` and `keyword`) and the templates that use it; a new field, the struct, `DEFAULTS`, one table entry,
+//! and the canonical name where it changes the source.
 
 use crate::description::*;
 use mmqgen_formats::input::shown;
@@ -15,31 +22,6 @@ pub enum FieldValue {
     Bool(bool),
     List(Vec<FieldValue>),
 }
-
-/// The fields a description has, in canonical order.
-pub const FIELDS: [&str; 21] = [
-    "name",
-    "engine",
-    "mode",
-    "kdr",
-    "nbj",
-    "tile_n",
-    "warps_m",
-    "warps_n",
-    "ksplit",
-    "scale_fetch",
-    "expand",
-    "cp_async_activations",
-    "cp_async_plane",
-    "stages",
-    "accumulator_sets",
-    "totals",
-    "refill",
-    "blocks_per_sm",
-    "chunk_unroll",
-    "archs",
-    "allow_spills",
-];
 
 /// A problem with one field: which field, and one sentence saying what is allowed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,15 +87,10 @@ fn int(field: &str, value: &FieldValue) -> Result<u32, FieldError> {
     }
 }
 
-fn keyword_of<T: Copy>(
-    field: &str,
-    value: &FieldValue,
-    all: &[T],
-    key: fn(T) -> &'static str,
-) -> Result<T, FieldError> {
-    let names: Vec<&str> = all.iter().map(|v| key(*v)).collect();
-    let w = word(field, value, &names)?;
-    Ok(all[names.iter().position(|n| *n == w).unwrap_or(0)])
+fn keyword_value<T: Keyword>(field: &str, value: &FieldValue) -> Result<T, FieldError> {
+    let w = word(field, value, T::KEYWORDS)?;
+    let at = T::KEYWORDS.iter().position(|k| *k == w).unwrap_or(0);
+    Ok(T::VALUES[at])
 }
 
 fn cp_async(field: &str, value: &FieldValue) -> Result<CpAsync, FieldError> {
@@ -140,7 +117,7 @@ fn arch_set(field: &str, value: &FieldValue) -> Result<ArchSet, FieldError> {
     };
     let mut set = ArchSet::EMPTY;
     for item in items {
-        let arch = keyword_of(field, item, &Arch::ALL, Arch::keyword)?;
+        let arch: Arch = keyword_value(field, item)?;
         if set.contains(arch) {
             return Err(err(field, format!("{field} lists {arch} twice")));
         }
@@ -149,77 +126,350 @@ fn arch_set(field: &str, value: &FieldValue) -> Result<ArchSet, FieldError> {
     Ok(set)
 }
 
+fn name(field: &str, value: &FieldValue) -> Result<Cow<'static, str>, FieldError> {
+    match value {
+        FieldValue::Str(s) | FieldValue::Word(s) => Ok(Cow::Owned(s.clone())),
+        other => Err(err(
+            field,
+            format!(
+                "{field} must be a string such as \"r56\"; got {}",
+                describe(other)
+            ),
+        )),
+    }
+}
+
+fn chunk_unroll(field: &str, value: &FieldValue) -> Result<u32, FieldError> {
+    match value {
+        FieldValue::Word(w) | FieldValue::Str(w) if w == "full" => Ok(0),
+        other => int(field, other),
+    }
+}
+
+fn flag(field: &str, value: &FieldValue) -> Result<bool, FieldError> {
+    match value {
+        FieldValue::Bool(b) => Ok(*b),
+        other => Err(err(
+            field,
+            format!("{field} must be true or false; got {}", describe(other)),
+        )),
+    }
+}
+
+/// What a field holds, with its legal values where they are a closed set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldKind {
+    /// A string (the declared name).
+    Text,
+    /// A non-negative integer; the validator says which ones fit.
+    Count,
+    /// One keyword of an enum ([`Keyword`]).
+    Keyword {
+        type_name: &'static str,
+        keywords: &'static [&'static str],
+    },
+    /// A cp.async width: `off`, 4, 8 or 16.
+    CpAsync,
+    /// `full` or a number of chunks.
+    Unroll,
+    /// A list of architecture keywords.
+    Archs { keywords: &'static [&'static str] },
+    /// `true` or `false`.
+    Flag,
+}
+
+/// Where a field shows in the header comment of the generated source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderLine {
+    /// Not shown: the field does not shape the source (the name, the architectures, allow_spills).
+    Hidden,
+    /// A line of its own, `field = value`.
+    Own,
+    /// One line with the next field, `field x next = value x next value` (the warp grid).
+    WithNext,
+    /// Shown on the previous field's line.
+    WithPrevious,
+}
+
+/// A field's value as the `variant!` expansion writes it in Rust.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RustLiteral {
+    /// The declared name: `Cow::Borrowed("...")`.
+    Name(String),
+    U32(u32),
+    Bool(bool),
+    /// An enum value: `<type_name>::<value>`, both as Rust spells them ([`FieldEnum`]).
+    Enum {
+        type_name: &'static str,
+        value: String,
+    },
+    /// An [`ArchSet`]'s bits.
+    ArchBits(u8),
+}
+
+/// One field of a description: the single declaration that the field list, the parser of written values
+/// (macro and TOML), the header comment and the macro's expansion are derived from. The defaults live in
+/// [`VariantDescription::DEFAULTS`]; the canonical name keeps its own order ([`crate::name`]).
+#[derive(Clone, Copy)]
+pub struct Field {
+    /// The name as written in `variant!` and TOML.
+    pub name: &'static str,
+    pub kind: FieldKind,
+    pub header: HeaderLine,
+    /// The short tag a varying field adds to a sweep point's name before its value (`stages` = 3 gives `s3`);
+    /// empty for fields whose values are self-describing words (engine, mode, ...).
+    pub sweep_tag: &'static str,
+    /// Stores a written value in a description, or says what is allowed.
+    pub set: fn(&mut VariantDescription, &FieldValue) -> Result<(), FieldError>,
+    /// The field of a description, written as `variant!` and TOML take it (`set` reads it back).
+    pub written: fn(&VariantDescription) -> FieldValue,
+    /// The field of a description as a Rust literal, for the `variant!` expansion.
+    pub literal: fn(&VariantDescription) -> RustLiteral,
+}
+
+impl std::fmt::Debug for Field {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Field")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("header", &self.header)
+            .field("sweep_tag", &self.sweep_tag)
+            .finish_non_exhaustive()
+    }
+}
+
+fn keyword_written<T: Keyword>(value: &T) -> FieldValue {
+    FieldValue::Word(value.keyword().to_string())
+}
+
+fn enum_literal<T: FieldEnum>(value: &T) -> RustLiteral {
+    RustLiteral::Enum {
+        type_name: T::TYPE_NAME,
+        value: value.rust_name(),
+    }
+}
+
+fn count_written(value: &u32) -> FieldValue {
+    FieldValue::Int(i64::from(*value))
+}
+
+fn count_literal(value: &u32) -> RustLiteral {
+    RustLiteral::U32(*value)
+}
+
+fn cp_async_written(value: &CpAsync) -> FieldValue {
+    match value {
+        CpAsync::Off => FieldValue::Word("off".to_string()),
+        on => FieldValue::Int(i64::from(on.bytes())),
+    }
+}
+
+/// One table entry; `$parse(field, value)` gives the field's typed value, `$written` and `$literal` take it.
+macro_rules! field {
+    ($name:ident, $kind:expr, $header:expr, $tag:expr, $parse:expr, $written:expr, $literal:expr) => {
+        Field {
+            name: stringify!($name),
+            kind: $kind,
+            header: $header,
+            sweep_tag: $tag,
+            set: |desc, value| {
+                desc.$name = ($parse)(stringify!($name), value)?;
+                Ok(())
+            },
+            written: |desc| ($written)(&desc.$name),
+            literal: |desc| ($literal)(&desc.$name),
+        }
+    };
+}
+
+macro_rules! count_field {
+    ($name:ident, $tag:expr, $header:expr) => {
+        field!(
+            $name,
+            FieldKind::Count,
+            $header,
+            $tag,
+            int,
+            count_written,
+            count_literal
+        )
+    };
+    ($name:ident, $tag:expr) => {
+        count_field!($name, $tag, HeaderLine::Own)
+    };
+}
+
+macro_rules! keyword_field {
+    ($name:ident: $enum:ty) => {
+        keyword_field!($name: $enum, "")
+    };
+    ($name:ident: $enum:ty, $tag:expr) => {
+        field!(
+            $name,
+            FieldKind::Keyword {
+                type_name: <$enum as FieldEnum>::TYPE_NAME,
+                keywords: <$enum as Keyword>::KEYWORDS,
+            },
+            HeaderLine::Own,
+            $tag,
+            keyword_value::<$enum>,
+            keyword_written::<$enum>,
+            enum_literal::<$enum>
+        )
+    };
+}
+
+macro_rules! cp_async_field {
+    ($name:ident, $tag:expr) => {
+        field!(
+            $name,
+            FieldKind::CpAsync,
+            HeaderLine::Own,
+            $tag,
+            cp_async,
+            cp_async_written,
+            enum_literal::<CpAsync>
+        )
+    };
+}
+
+/// The number of fields a description has.
+pub const FIELD_COUNT: usize = 21;
+
+/// Every field of a description, in canonical order (the order of the header and of the expansion).
+pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
+    field!(
+        name,
+        FieldKind::Text,
+        HeaderLine::Hidden,
+        "",
+        name,
+        |n: &Cow<'static, str>| FieldValue::Str(n.to_string()),
+        |n: &Cow<'static, str>| RustLiteral::Name(n.to_string())
+    ),
+    keyword_field!(engine: Engine),
+    keyword_field!(mode: NumericsMode),
+    count_field!(kdr, "kdr"),
+    count_field!(nbj, "j"),
+    count_field!(tile_n, "t"),
+    count_field!(warps_m, "wm", HeaderLine::WithNext),
+    count_field!(warps_n, "wn", HeaderLine::WithPrevious),
+    count_field!(ksplit, "ks"),
+    keyword_field!(scale_fetch: ScaleFetch),
+    keyword_field!(expand: ExpandWidth),
+    cp_async_field!(cp_async_activations, "cpa"),
+    cp_async_field!(cp_async_plane, "cpp"),
+    count_field!(stages, "s"),
+    count_field!(accumulator_sets, "acc"),
+    keyword_field!(totals: Totals, "tot"),
+    keyword_field!(refill: Refill),
+    count_field!(blocks_per_sm, "b"),
+    field!(
+        chunk_unroll,
+        FieldKind::Unroll,
+        HeaderLine::Own,
+        "u",
+        chunk_unroll,
+        |chunks: &u32| match chunks {
+            0 => FieldValue::Word("full".to_string()),
+            n => count_written(n),
+        },
+        count_literal
+    ),
+    field!(
+        archs,
+        FieldKind::Archs {
+            keywords: <Arch as Keyword>::KEYWORDS,
+        },
+        HeaderLine::Hidden,
+        "",
+        arch_set,
+        |set: &ArchSet| FieldValue::List(set.iter().map(|a| keyword_written(&a)).collect()),
+        |set: &ArchSet| RustLiteral::ArchBits(set.0)
+    ),
+    field!(
+        allow_spills,
+        FieldKind::Flag,
+        HeaderLine::Hidden,
+        "spill",
+        flag,
+        |b: &bool| FieldValue::Bool(*b),
+        |b: &bool| RustLiteral::Bool(*b)
+    ),
+];
+
+/// The fields' names, in canonical order.
+pub const FIELDS: [&str; FIELD_COUNT] = {
+    let mut names = [""; FIELD_COUNT];
+    let mut i = 0;
+    while i < FIELD_COUNT {
+        names[i] = FIELD_TABLE[i].name;
+        i += 1;
+    }
+    names
+};
+
+/// The table entry of field `name`.
+pub fn field(name: &str) -> Option<&'static Field> {
+    FIELD_TABLE.iter().find(|f| f.name == name)
+}
+
+/// A value as a person writes it in `variant!` (a list as `[a, b]`); the header shows fields this way.
+pub fn written_text(value: &FieldValue) -> String {
+    match value {
+        FieldValue::Word(w) | FieldValue::Str(w) => w.clone(),
+        FieldValue::Int(i) => i.to_string(),
+        FieldValue::Bool(b) => b.to_string(),
+        FieldValue::List(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(written_text)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The lines of the generated header that record the description: the table's fields that shape the source,
+/// in table order, as `field = value` with the values aligned.
+pub fn description_lines(desc: &VariantDescription) -> Vec<String> {
+    let line = |label: &str, value: &str| format!("{label:<20} = {value}");
+    let shown = |field: &Field| written_text(&(field.written)(desc));
+    let mut lines = Vec::new();
+    for (at, field) in FIELD_TABLE.iter().enumerate() {
+        match field.header {
+            HeaderLine::Hidden | HeaderLine::WithPrevious => {}
+            HeaderLine::Own => lines.push(line(field.name, &shown(field))),
+            HeaderLine::WithNext => {
+                let next = FIELD_TABLE.get(at + 1).unwrap_or(field);
+                lines.push(line(
+                    &format!("{} x {}", field.name, next.name),
+                    &format!("{} x {}", shown(field), shown(next)),
+                ));
+            }
+        }
+    }
+    lines
+}
+
 /// Applies one field to `desc`. Unknown fields get a sentence listing the known ones.
 pub fn set_field(
     desc: &mut VariantDescription,
-    field: &str,
+    field_name: &str,
     value: &FieldValue,
 ) -> Result<(), FieldError> {
-    match field {
-        "name" => match value {
-            FieldValue::Str(s) | FieldValue::Word(s) => desc.name = Cow::Owned(s.clone()),
-            other => {
-                return Err(err(
-                    field,
-                    format!(
-                        "name must be a string such as \"r56\"; got {}",
-                        describe(other)
-                    ),
-                ))
-            }
-        },
-        "engine" => desc.engine = keyword_of(field, value, &Engine::ALL, Engine::keyword)?,
-        "mode" => desc.mode = keyword_of(field, value, &NumericsMode::ALL, NumericsMode::keyword)?,
-        "kdr" => desc.kdr = int(field, value)?,
-        "nbj" => desc.nbj = int(field, value)?,
-        "tile_n" => desc.tile_n = int(field, value)?,
-        "warps_m" => desc.warps_m = int(field, value)?,
-        "warps_n" => desc.warps_n = int(field, value)?,
-        "ksplit" => desc.ksplit = int(field, value)?,
-        "scale_fetch" => {
-            desc.scale_fetch = keyword_of(field, value, &ScaleFetch::ALL, ScaleFetch::keyword)?
-        }
-        "expand" => {
-            desc.expand = keyword_of(field, value, &ExpandWidth::ALL, ExpandWidth::keyword)?
-        }
-        "cp_async_activations" => desc.cp_async_activations = cp_async(field, value)?,
-        "cp_async_plane" => desc.cp_async_plane = cp_async(field, value)?,
-        "stages" => desc.stages = int(field, value)?,
-        "accumulator_sets" => desc.accumulator_sets = int(field, value)?,
-        "totals" => desc.totals = keyword_of(field, value, &Totals::ALL, Totals::keyword)?,
-        "refill" => desc.refill = keyword_of(field, value, &Refill::ALL, Refill::keyword)?,
-        "blocks_per_sm" => desc.blocks_per_sm = int(field, value)?,
-        "chunk_unroll" => {
-            desc.chunk_unroll = match value {
-                FieldValue::Word(w) | FieldValue::Str(w) if w == "full" => 0,
-                other => int(field, other)?,
-            }
-        }
-        "archs" => desc.archs = arch_set(field, value)?,
-        "allow_spills" => match value {
-            FieldValue::Bool(b) => desc.allow_spills = *b,
-            other => {
-                return Err(err(
-                    field,
-                    format!(
-                        "allow_spills must be true or false; got {}",
-                        describe(other)
-                    ),
-                ))
-            }
-        },
-        unknown => {
-            return Err(err(
-                &shown(unknown),
-                format!(
-                    "unknown field `{}`: a variant has the fields {}",
-                    shown(unknown),
-                    FIELDS.join(", ")
-                ),
-            ))
-        }
+    match field(field_name) {
+        Some(field) => (field.set)(desc, value),
+        None => Err(err(
+            &shown(field_name),
+            format!(
+                "unknown field `{}`: a variant has the fields {}",
+                shown(field_name),
+                FIELDS.join(", ")
+            ),
+        )),
     }
-    Ok(())
 }
 
 /// Builds a description from `(field, value)` pairs in the order written: defaults for what is omitted,
@@ -256,5 +506,116 @@ pub fn from_fields<'a>(
         Ok(desc)
     } else {
         Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A description with every field away from its default, so that a field written into the wrong place
+    /// shows.
+    fn away_from_defaults() -> VariantDescription {
+        VariantDescription {
+            name: Cow::Borrowed("away"),
+            engine: Engine::MmaK32Prefolded,
+            mode: NumericsMode::IntPer256,
+            kdr: 8,
+            nbj: 128,
+            tile_n: 64,
+            warps_m: 4,
+            warps_n: 1,
+            ksplit: 2,
+            scale_fetch: ScaleFetch::Plane,
+            expand: ExpandWidth::Uint4,
+            cp_async_activations: CpAsync::B16,
+            cp_async_plane: CpAsync::B8,
+            stages: 3,
+            accumulator_sets: 2,
+            totals: Totals::Shared,
+            refill: Refill::Spread,
+            blocks_per_sm: 2,
+            chunk_unroll: 4,
+            archs: ArchSet::EMPTY.with(Arch::Sm80).with(Arch::Sm90),
+            allow_spills: true,
+        }
+    }
+
+    #[test]
+    fn every_field_round_trips_through_its_written_value() {
+        let defaults = VariantDescription::DEFAULTS;
+        let away = away_from_defaults();
+        for field in &FIELD_TABLE {
+            let mut desc = defaults.clone();
+            set_field(&mut desc, field.name, &(field.written)(&defaults))
+                .unwrap_or_else(|e| panic!("{}: {e}", field.name));
+            assert_eq!(desc, defaults, "{}", field.name);
+            // Writing another description's value changes this field and no other.
+            let mut desc = away.clone();
+            set_field(&mut desc, field.name, &(field.written)(&defaults)).unwrap();
+            assert_ne!(desc, away, "{} wrote nothing", field.name);
+            set_field(&mut desc, field.name, &(field.written)(&away)).unwrap();
+            assert_eq!(desc, away, "{} wrote another field", field.name);
+        }
+    }
+
+    #[test]
+    fn field_names_are_the_table_in_order_and_unique() {
+        for (at, field) in FIELD_TABLE.iter().enumerate() {
+            assert_eq!(FIELDS[at], field.name);
+            assert_eq!(FIELDS.iter().filter(|f| **f == field.name).count(), 1);
+        }
+    }
+
+    #[test]
+    fn header_lines_come_from_the_table_in_order() {
+        let lines = description_lines(&VariantDescription::DEFAULTS);
+        let shown: Vec<&str> = FIELD_TABLE
+            .iter()
+            .filter(|f| matches!(f.header, HeaderLine::Own | HeaderLine::WithNext))
+            .map(|f| f.name)
+            .collect();
+        assert_eq!(lines.len(), shown.len());
+        for (line, name) in lines.iter().zip(shown) {
+            assert!(line.starts_with(name), "{line} is not {name}'s line");
+        }
+        assert_eq!(
+            lines,
+            [
+                "engine               = dp4a",
+                "mode                 = int_per32",
+                "kdr                  = 2",
+                "nbj                  = 64",
+                "tile_n               = 32",
+                "warps_m x warps_n    = 2 x 2",
+                "ksplit               = 1",
+                "scale_fetch          = narrow",
+                "expand               = u32",
+                "cp_async_activations = off",
+                "cp_async_plane       = off",
+                "stages               = 1",
+                "accumulator_sets     = 1",
+                "totals               = registers",
+                "refill               = burst",
+                "blocks_per_sm        = 1",
+                "chunk_unroll         = full",
+            ]
+        );
+    }
+
+    #[test]
+    fn keyword_fields_list_every_value_of_their_enum() {
+        let keywords = |name: &str| match field(name).map(|f| f.kind) {
+            Some(FieldKind::Keyword { keywords, .. }) => keywords,
+            other => panic!("{name} is {other:?}"),
+        };
+        assert_eq!(keywords("engine").len(), Engine::ALL.len());
+        assert_eq!(keywords("refill"), ["burst", "spread"]);
+        let mut desc = VariantDescription::DEFAULTS;
+        let e = set_field(&mut desc, "totals", &FieldValue::Word("wat".into())).unwrap_err();
+        assert_eq!(
+            e.message,
+            "totals must be one of registers, shared; got `wat`"
+        );
     }
 }

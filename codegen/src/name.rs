@@ -2,7 +2,7 @@
 //! order, CUTLASS-style, so that the name alone tells a reviewer the whole configuration. The declared name
 //! and the architecture list are left out: neither changes the source.
 
-use crate::description::{Engine, Totals, VariantDescription};
+use crate::description::{Engine, VariantDescription};
 
 /// `q6k_<engine>_<mode>_<nbj>x<tile_n>_w<warps_m>x<warps_n>_kdr<k>_ks<ksplit>_<fetch>_<expand>_cpa<a>_cpp<p>_s<stages>`,
 /// then `_acc<sets>` for the prefolded engines, the only ones with a choice of accumulator sets, and for
@@ -19,12 +19,9 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
     };
     // Only an unsplit K keeps totals, so only there is their place a choice.
     let totals = if desc.ksplit == 1 {
-        match desc.totals {
-            Totals::Registers => "_totreg",
-            Totals::Shared => "_totsmem",
-        }
+        format!("_tot{}", desc.totals.short_keyword())
     } else {
-        ""
+        String::new()
     };
     // Only a requested occupancy changes the source (`__launch_bounds__`), so only then is it named.
     let occupancy = if desc.blocks_per_sm > 1 {

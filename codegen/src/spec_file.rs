@@ -2,7 +2,7 @@
 //! validator as the `variant!` macro, so a file gets the macro's sentences.
 
 use crate::description::VariantDescription;
-use crate::fields::{from_fields, FieldError, FieldValue};
+use crate::fields::{from_fields, FieldError, FieldValue, FIELD_TABLE};
 use crate::sweep::{expand_sweep, Expansion, SweepError};
 use crate::validate::validate;
 use mmqgen_formats::input::{shown, shown_at};
@@ -177,43 +177,24 @@ pub fn parse_toml(text: &str) -> Result<toml::Table, String> {
 const TOML_MESSAGE_CHARS: usize = 160;
 
 /// `desc` as a `[[variant]]` table that [`variants_from_toml_str`] reads back to the same description (every
-/// field written out), so that a config can carry the variants it selects (`mmqgen tune` does, for sweep points).
+/// field of the field table written out), so that a config can carry the variants it selects (`mmqgen tune`
+/// does, for sweep points).
 pub fn variant_toml(desc: &VariantDescription) -> String {
-    let cp = |c: crate::CpAsync| match c {
-        crate::CpAsync::Off => "\"off\"".to_string(),
-        other => other.bytes().to_string(),
-    };
-    let archs: Vec<String> = desc
-        .archs
-        .iter()
-        .map(|a| format!("\"{}\"", a.keyword()))
-        .collect();
-    format!(
-        "[[variant]]\nname = \"{}\"\nengine = \"{}\"\nmode = \"{}\"\nkdr = {}\nnbj = {}\ntile_n = {}\nwarps_m = {}\n\
-         warps_n = {}\nksplit = {}\nscale_fetch = \"{}\"\nexpand = \"{}\"\ncp_async_activations = {}\n\
-         cp_async_plane = {}\nstages = {}\naccumulator_sets = {}\ntotals = \"{}\"\nrefill = \"{}\"\n\
-         blocks_per_sm = {}\narchs = [{}]\nallow_spills = {}\n",
-        desc.name,
-        desc.engine,
-        desc.mode,
-        desc.kdr,
-        desc.nbj,
-        desc.tile_n,
-        desc.warps_m,
-        desc.warps_n,
-        desc.ksplit,
-        desc.scale_fetch,
-        desc.expand,
-        cp(desc.cp_async_activations),
-        cp(desc.cp_async_plane),
-        desc.stages,
-        desc.accumulator_sets,
-        desc.totals,
-        desc.refill,
-        desc.blocks_per_sm,
-        archs.join(", "),
-        desc.allow_spills
-    )
+    let mut table = String::from("[[variant]]\n");
+    for field in &FIELD_TABLE {
+        table += &format!("{} = {}\n", field.name, toml_value(&(field.written)(desc)));
+    }
+    table
+}
+
+/// A written value as TOML: words and strings as strings, lists as arrays.
+fn toml_value(value: &FieldValue) -> toml::Value {
+    match value {
+        FieldValue::Word(text) | FieldValue::Str(text) => toml::Value::String(text.clone()),
+        FieldValue::Int(i) => toml::Value::Integer(*i),
+        FieldValue::Bool(b) => toml::Value::Boolean(*b),
+        FieldValue::List(items) => toml::Value::Array(items.iter().map(toml_value).collect()),
+    }
 }
 
 #[cfg(test)]
@@ -267,7 +248,10 @@ mod tests {
     #[test]
     fn variant_toml_reads_back_to_the_same_description() {
         let spec = spec_from_toml_str(SWEEP).unwrap();
-        for desc in spec.sweeps[0].descriptions().iter().chain(&spec.variants) {
+        let mut unrolled = spec.sweeps[0].descriptions()[0].clone();
+        unrolled.chunk_unroll = 2;
+        let descriptions = spec.sweeps[0].descriptions();
+        for desc in descriptions.iter().chain(&spec.variants).chain([&unrolled]) {
             let back = variants_from_toml_str(&variant_toml(desc)).unwrap();
             assert_eq!(back, std::slice::from_ref(desc));
         }

@@ -15,8 +15,8 @@
 //! - Problems with the sweep itself (no name, an unknown or repeated field, an empty list, a product over
 //!   [`MAX_SWEEP_POINTS`]) are a [`SweepError`].
 
-use crate::description::VariantDescription;
-use crate::fields::{from_fields, FieldValue, FIELDS};
+use crate::description::{Totals, VariantDescription};
+use crate::fields::{field, from_fields, FieldValue, FIELDS};
 use crate::name::canonical_name;
 use crate::validate::validate;
 use mmqgen_formats::input::shown;
@@ -106,28 +106,6 @@ impl Expansion {
     }
 }
 
-/// The short tag a varying field adds to a point's name before its value (`stages` = 3 gives `s3`); fields
-/// whose values are self-describing words (engine, mode, ...) add the word alone.
-pub fn field_tag(field: &str) -> &'static str {
-    match field {
-        "kdr" => "kdr",
-        "nbj" => "j",
-        "tile_n" => "t",
-        "warps_m" => "wm",
-        "warps_n" => "wn",
-        "ksplit" => "ks",
-        "cp_async_activations" => "cpa",
-        "cp_async_plane" => "cpp",
-        "stages" => "s",
-        "accumulator_sets" => "acc",
-        "blocks_per_sm" => "b",
-        "chunk_unroll" => "u",
-        "totals" => "tot",
-        "allow_spills" => "spill",
-        _ => "",
-    }
-}
-
 /// A value as it appears in a point's name: `128`, `burst`, `sm80sm90`, `true`.
 fn value_text(value: &FieldValue) -> String {
     let clean = |s: &str| -> String {
@@ -137,16 +115,17 @@ fn value_text(value: &FieldValue) -> String {
             .to_ascii_lowercase()
     };
     match value {
-        FieldValue::Word(w) | FieldValue::Str(w) => match w.as_str() {
-            "registers" => "reg".into(),
-            "shared" => "smem".into(),
-            other if other.starts_with("sm_") => clean(other),
-            other => other
-                .chars()
-                .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect::<String>()
-                .to_ascii_lowercase(),
-        },
+        FieldValue::Word(w) | FieldValue::Str(w) => {
+            match Totals::ALL.iter().find(|t| t.keyword() == w) {
+                Some(totals) => totals.short_keyword().into(),
+                None if w.starts_with("sm_") => clean(w),
+                None => w
+                    .chars()
+                    .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect::<String>()
+                    .to_ascii_lowercase(),
+            }
+        }
         FieldValue::Int(i) if *i < 0 => format!("m{}", i.unsigned_abs()),
         FieldValue::Int(i) => i.to_string(),
         FieldValue::Bool(b) => b.to_string(),
@@ -256,10 +235,10 @@ pub fn expand_sweep<'a>(
     let mut index = vec![0usize; axes.len()];
     for point in 0..total {
         let mut point_name = name.clone();
-        for ((field, values), &i) in axes.iter().zip(&index) {
+        for ((field_name, values), &i) in axes.iter().zip(&index) {
             if values.len() > 1 {
                 point_name.push('_');
-                point_name.push_str(field_tag(field));
+                point_name.push_str(field(field_name).map_or("", |f| f.sweep_tag));
                 point_name.push_str(&value_text(&values[i]));
             }
         }

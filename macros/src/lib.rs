@@ -10,13 +10,13 @@
 //! filled in), so `const R56: VariantDescription = variant! { .. };` works and the expansion shows the whole
 //! configuration.
 
-use mmqgen_codegen::fields::{from_fields, FieldError, FieldValue, FIELDS};
+use mmqgen_codegen::fields::{
+    field, from_fields, written_text, FieldError, FieldKind, FieldValue, RustLiteral, FIELDS,
+    FIELD_TABLE,
+};
 use mmqgen_codegen::sweep::{expand_sweep, Expansion, SweepError};
 use mmqgen_codegen::validate::validate;
-use mmqgen_codegen::{
-    ArchSet, CpAsync, Engine, ExpandWidth, NumericsMode, Refill, ScaleFetch, Totals,
-    VariantDescription,
-};
+use mmqgen_codegen::VariantDescription;
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 use syn::ext::IdentExt;
@@ -368,33 +368,17 @@ fn not_a_value(field: &str, tokens: &TokenStream) -> syn::Error {
 
 /// `field: value` with the field's default as the value, for the syntax sentences; `kdr: 2` for a field
 /// that does not exist.
-fn example(field: &str) -> String {
-    let d = VariantDescription::DEFAULTS;
-    let value = match field {
-        "name" => "\"r56\"".to_string(),
-        "engine" => d.engine.to_string(),
-        "mode" => d.mode.to_string(),
-        "kdr" => d.kdr.to_string(),
-        "nbj" => d.nbj.to_string(),
-        "tile_n" => d.tile_n.to_string(),
-        "warps_m" => d.warps_m.to_string(),
-        "warps_n" => d.warps_n.to_string(),
-        "ksplit" => d.ksplit.to_string(),
-        "scale_fetch" => d.scale_fetch.to_string(),
-        "expand" => d.expand.to_string(),
-        "cp_async_activations" => d.cp_async_activations.to_string(),
-        "cp_async_plane" => d.cp_async_plane.to_string(),
-        "stages" => d.stages.to_string(),
-        "accumulator_sets" => d.accumulator_sets.to_string(),
-        "totals" => d.totals.to_string(),
-        "refill" => d.refill.to_string(),
-        "blocks_per_sm" => d.blocks_per_sm.to_string(),
-        "chunk_unroll" => "full".to_string(),
-        "archs" => d.archs.to_string(),
-        "allow_spills" => d.allow_spills.to_string(),
-        _ => return "kdr: 2".to_string(),
-    };
-    format!("{field}: {value}")
+fn example(name: &str) -> String {
+    match field(name) {
+        // The default name is empty: show one.
+        Some(field) if field.kind == FieldKind::Text => format!("{}: \"r56\"", field.name),
+        Some(field) => format!(
+            "{}: {}",
+            field.name,
+            written_text(&(field.written)(&VariantDescription::DEFAULTS))
+        ),
+        None => "kdr: 2".to_string(),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -482,96 +466,27 @@ fn codegen_path() -> TokenStream {
     }
 }
 
-/// The struct literal, every field explicit. Destructuring without `..` makes a new description field a
-/// compile error here rather than a silently missing line.
+/// The struct literal, every field explicit, from codegen's field table: a field missing from the table is a
+/// missing field of the literal, a compile error wherever `variant!` is used.
 fn description_literal(root: &TokenStream, desc: &VariantDescription) -> TokenStream {
-    let VariantDescription {
-        name,
-        engine,
-        mode,
-        kdr,
-        nbj,
-        tile_n,
-        warps_m,
-        warps_n,
-        ksplit,
-        scale_fetch,
-        expand,
-        cp_async_activations,
-        cp_async_plane,
-        stages,
-        accumulator_sets,
-        totals,
-        refill,
-        blocks_per_sm,
-        chunk_unroll,
-        archs: ArchSet(arch_bits),
-        allow_spills,
-    } = desc;
-    let name: &str = name;
-    let engine = match engine {
-        Engine::Dp4a => quote!(Dp4a),
-        Engine::MmaK16 => quote!(MmaK16),
-        Engine::MmaK32Fold => quote!(MmaK32Fold),
-        Engine::MmaK32Regfold => quote!(MmaK32Regfold),
-        Engine::MmaK32Prefolded => quote!(MmaK32Prefolded),
-        Engine::WgmmaK32Prefolded => quote!(WgmmaK32Prefolded),
-        Engine::StreamDp4a => quote!(StreamDp4a),
-    };
-    let mode = match mode {
-        NumericsMode::F32Per16 => quote!(F32Per16),
-        NumericsMode::IntPer32 => quote!(IntPer32),
-        NumericsMode::IntPer256 => quote!(IntPer256),
-    };
-    let scale_fetch = match scale_fetch {
-        ScaleFetch::Narrow => quote!(Narrow),
-        ScaleFetch::Wide => quote!(Wide),
-        ScaleFetch::Plane => quote!(Plane),
-    };
-    let expand = match expand {
-        ExpandWidth::U8 => quote!(U8),
-        ExpandWidth::U32 => quote!(U32),
-        ExpandWidth::Uint4 => quote!(Uint4),
-    };
-    let cp_async = |c: &CpAsync| match c {
-        CpAsync::Off => quote!(Off),
-        CpAsync::B4 => quote!(B4),
-        CpAsync::B8 => quote!(B8),
-        CpAsync::B16 => quote!(B16),
-    };
-    let totals = match totals {
-        Totals::Registers => quote!(Registers),
-        Totals::Shared => quote!(Shared),
-    };
-    let refill = match refill {
-        Refill::Burst => quote!(Burst),
-        Refill::Spread => quote!(Spread),
-    };
-    let cp_async_activations = cp_async(cp_async_activations);
-    let cp_async_plane = cp_async(cp_async_plane);
+    let ident = |name: &str| Ident::new(name, Span::call_site());
+    let fields = FIELD_TABLE.iter().map(|field| {
+        let name = ident(field.name);
+        let value = match (field.literal)(desc) {
+            RustLiteral::Name(name) => quote!(::std::borrow::Cow::Borrowed(#name)),
+            RustLiteral::U32(number) => quote!(#number),
+            RustLiteral::Bool(flag) => quote!(#flag),
+            RustLiteral::Enum { type_name, value } => {
+                let (type_name, value) = (ident(type_name), ident(&value));
+                quote!(#root::#type_name::#value)
+            }
+            RustLiteral::ArchBits(bits) => quote!(#root::ArchSet(#bits)),
+        };
+        quote!(#name: #value,)
+    });
     quote! {
         #root::VariantDescription {
-            name: ::std::borrow::Cow::Borrowed(#name),
-            engine: #root::Engine::#engine,
-            mode: #root::NumericsMode::#mode,
-            kdr: #kdr,
-            nbj: #nbj,
-            tile_n: #tile_n,
-            warps_m: #warps_m,
-            warps_n: #warps_n,
-            ksplit: #ksplit,
-            scale_fetch: #root::ScaleFetch::#scale_fetch,
-            expand: #root::ExpandWidth::#expand,
-            cp_async_activations: #root::CpAsync::#cp_async_activations,
-            cp_async_plane: #root::CpAsync::#cp_async_plane,
-            stages: #stages,
-            accumulator_sets: #accumulator_sets,
-            totals: #root::Totals::#totals,
-            refill: #root::Refill::#refill,
-            blocks_per_sm: #blocks_per_sm,
-            chunk_unroll: #chunk_unroll,
-            archs: #root::ArchSet(#arch_bits),
-            allow_spills: #allow_spills,
+            #(#fields)*
         }
     }
 }
@@ -619,6 +534,19 @@ mod tests {
             }
         };
         assert_eq!(out, expected.to_string());
+    }
+
+    #[test]
+    fn every_example_is_its_field_written_as_the_macro_reads_it() {
+        for name in FIELDS {
+            let text = example(name);
+            let tokens: TokenStream = text.parse().unwrap();
+            let fields = parse_fields.parse2(tokens).unwrap();
+            assert_eq!(fields.len(), 1, "{text}");
+            let mut desc = VariantDescription::DEFAULTS;
+            mmqgen_codegen::fields::set_field(&mut desc, name, &fields[0].value)
+                .unwrap_or_else(|e| panic!("{text}: {e}"));
+        }
     }
 
     #[test]

@@ -1,14 +1,18 @@
 //! Rendering: a validated description -> one CUDA module (docs/KERNELS.md), through the tera templates in
-//! `templates/` (embedded at build time). Everything the templates branch on is computed here, once, so the
-//! templates stay layout and the generated file holds only the arms the description selects.
+//! `templates/` (embedded at build time). Everything the templates branch on is computed here, once, into one
+//! typed [`RenderContext`] (numbers, flags and keywords, no CUDA text), so that the templates write all the code
+//! and the generated file holds only the arms the description selects.
 
 use crate::description::*;
+use crate::fields::description_lines;
 use crate::layout::{
-    shared_layout, stream_offset_in_sums, stream_rows_at_once, STREAM_SUPERBLOCKS_PER_PASS,
+    shared_layout, stream_offset_in_sums, stream_rows_at_once, SharedLayout, PADDED_BLOCK_BYTES,
+    STREAM_SUPERBLOCKS_PER_PASS,
 };
 use crate::name::canonical_name;
 use crate::validate::validate;
 use crate::{FieldError, CODEGEN_VERSION};
+use mmqgen_formats::q6k;
 use serde::Serialize;
 
 /// A rendered variant: its source and the names of its entry points.
@@ -93,12 +97,16 @@ const TEMPLATES: &[(&str, &str)] = embedded_templates![
     "stream.cu.tera",
 ];
 
+/// One region of the shared-memory layout, as the templates name it.
 #[derive(Serialize)]
 struct RegionContext {
+    /// The region's name (`smem_weights`, ...); the template upper-cases it for the `_OFFSET` constant.
     name: &'static str,
-    constant: String,
+    /// Byte offset inside one stage.
     offset: u32,
+    /// Bytes of the region in one stage.
     bytes: u32,
+    /// Bytes from one row (weight row, token or chunk) of the region to the next.
     row_stride: u32,
     /// Whether the generated code steps through the region by rows, so that its `_STRIDE` constant is used:
     /// the staged weight and activation rows (not in wgmma's core-matrix layout) and the staged scales. The
@@ -106,48 +114,164 @@ struct RegionContext {
     stride_used: bool,
 }
 
+/// Byte offsets inside a q6_K block, from the format's one definition ([`mmqgen_formats::q6k`]); the generated
+/// code names them `Q6K_QL`, `Q6K_QH`, `Q6K_SCALES` and `Q6K_D`.
+#[derive(Serialize)]
+struct Q6kContext {
+    /// `ql`, u8[128]: the low 4 bits of each weight.
+    ql: usize,
+    /// `qh`, u8[64]: the high 2 bits of each weight.
+    qh: usize,
+    /// `scales`, i8[16]: one per 16 weights.
+    scales: usize,
+    /// `d`, f16: the super-block scale.
+    d: usize,
+}
+
+const Q6K: Q6kContext = Q6kContext {
+    ql: q6k::QL_OFFSET,
+    qh: q6k::QH_OFFSET,
+    scales: q6k::SCALES_OFFSET,
+    d: q6k::D_OFFSET,
+};
+
+/// One weight layout (DECISIONS.md 2): raw GGUF blocks or padded ones.
 #[derive(Serialize)]
 struct LayoutContext {
+    /// `raw` or `padded`: the suffix of the layout's entry point.
     name: &'static str,
+    /// The CUDA struct that holds what differs between the layouts.
     struct_name: &'static str,
-    comment: &'static str,
+    /// Bytes from one block of a row to the next.
     block_bytes: u32,
+    /// Alignment of a block in bytes: 2 for raw blocks, 16 for padded ones.
+    alignment: u32,
+    /// Bytes per load when reading 32 weight bytes of a block.
     run_width: u32,
     /// Scale arm read from the block (`narrow` or `wide`), or `plane`.
     fetch: &'static str,
-    fold_fetch: &'static str,
     /// Bytes per copy when a block is staged as it is (`mma_k32_regfold`): cp.async 16 on the padded layout,
     /// 16-bit loads on the raw one.
     block_piece: u32,
 }
 
-/// The lines of the header that record the full description.
-pub fn description_lines(desc: &VariantDescription) -> Vec<String> {
-    vec![
-        format!("engine               = {}", desc.engine),
-        format!("mode                 = {}", desc.mode),
-        format!("kdr                  = {}", desc.kdr),
-        format!("nbj                  = {}", desc.nbj),
-        format!("tile_n               = {}", desc.tile_n),
-        format!("warps_m x warps_n    = {} x {}", desc.warps_m, desc.warps_n),
-        format!("ksplit               = {}", desc.ksplit),
-        format!("scale_fetch          = {}", desc.scale_fetch),
-        format!("expand               = {}", desc.expand),
-        format!("cp_async_activations = {}", desc.cp_async_activations),
-        format!("cp_async_plane       = {}", desc.cp_async_plane),
-        format!("stages               = {}", desc.stages),
-        format!("accumulator_sets     = {}", desc.accumulator_sets),
-        format!("totals               = {}", desc.totals),
-        format!("refill               = {}", desc.refill),
-        format!("blocks_per_sm        = {}", desc.blocks_per_sm),
-        format!(
-            "chunk_unroll         = {}",
-            match desc.chunk_unroll {
-                0 => "full".to_string(),
-                n => n.to_string(),
-            }
-        ),
-    ]
+/// Everything the templates read, one field per name they use. Numbers, flags and keywords only: the
+/// templates write the CUDA.
+#[derive(Serialize)]
+struct RenderContext {
+    /// [`CODEGEN_VERSION`], recorded in the header.
+    codegen_version: &'static str,
+    /// The canonical name; the entry points are `<canonical>_raw`, `_padded` and `_combine`.
+    canonical: String,
+    /// The header lines that record the description ([`description_lines`]).
+    description_lines: Vec<String>,
+    /// The engine's keyword (`mma_k16`, ...).
+    engine: &'static str,
+    /// The engine multiplies the folded `h`/`l` planes ([`Engine::is_fold`]).
+    folded: bool,
+    /// The engine reads the planes folded at registration ([`Engine::is_prefolded`]).
+    prefolded: bool,
+    /// Engine `mma_k32_regfold`.
+    regfold: bool,
+    /// Engine `stream_dp4a`.
+    stream: bool,
+    /// Engine `wgmma_k32_prefolded` (sm_90a).
+    wgmma: bool,
+    /// The module reads q6_K blocks (every engine but the prefolded ones on the plane), so it names their
+    /// byte offsets.
+    reads_blocks: bool,
+    /// Byte offsets inside a q6_K block.
+    q6k: Q6kContext,
+    /// Super-blocks per numerics segment ([`SEGMENT_SUPERBLOCKS`]).
+    superblocks_per_segment: u32,
+    /// Super-blocks one warp of the streaming engine reads per pass ([`STREAM_SUPERBLOCKS_PER_PASS`]).
+    stream_superblocks_per_pass: u32,
+    /// Rows one step of the streaming engine reads at once ([`stream_rows_at_once`]).
+    stream_rows_at_once: u32,
+    /// The streaming engine takes `-32` out through the activations' sums ([`stream_offset_in_sums`]).
+    stream_offset_in_sums: bool,
+    /// Passes the streaming engine keeps in flight.
+    stream_prefetch_steps: u32,
+    /// `__launch_bounds__`' second argument when above 1.
+    blocks_per_sm: u32,
+    /// Chunks the register-fold engine unrolls at a time; 0 = fully.
+    chunk_unroll: u32,
+    /// The numerics mode's keyword (`int_per32`, ...).
+    mode: &'static str,
+    /// The scale fetch's keyword (`narrow`, `wide`, `plane`).
+    scale_fetch: &'static str,
+    /// Activation group size G (32 or 256).
+    group: u32,
+    /// Threads per block.
+    threads: u32,
+    /// Weight rows per block.
+    nbj: u32,
+    /// Tokens per block.
+    tile_n: u32,
+    /// Warps along the rows.
+    warps_m: u32,
+    /// Warps along the tokens.
+    warps_n: u32,
+    /// Weight rows per warp.
+    rows_per_warp: u32,
+    /// Tokens per warp.
+    tokens_per_warp: u32,
+    /// 32-wide chunks per stage window.
+    kdr: u32,
+    /// Windows per super-block (8 / kdr).
+    windows_per_superblock: u32,
+    /// Split of K across blocks.
+    ksplit: u32,
+    /// Shared-memory stages of the main loop.
+    stages: u32,
+    /// H and L sums kept apart over a super-block (`int_per256` with the fold engine or two accumulator sets).
+    split_sums: bool,
+    /// Outputs each lane owns.
+    outputs_per_lane: u32,
+    /// Fragments of a warp tile along the rows: mma tiles of 16 rows, or dp4a lane rows of 8.
+    fragments_m: u32,
+    /// Fragments of a warp tile along the tokens: mma tiles of 8 tokens, or dp4a lane columns of 4.
+    fragments_n: u32,
+    /// Bytes of one stage.
+    stage_bytes: u32,
+    /// Shared memory of the block in all.
+    total_bytes: u32,
+    /// Bytes of the segment totals in shared memory (0 when they live in registers).
+    totals_bytes: u32,
+    /// Segment totals live in shared memory.
+    shared_totals: bool,
+    /// Refills are issued a slice per chunk (`refill = spread`).
+    spread_refill: bool,
+    /// Shared memory over 48 KiB: declared dynamic.
+    dynamic_shared: bool,
+    /// The regions of one stage, in layout order.
+    regions: Vec<RegionContext>,
+    /// The raw and padded weight layouts.
+    layouts: Vec<LayoutContext>,
+    /// The scale arms read from the blocks (`narrow`, `wide`), each once; empty for the register fold.
+    block_fetches: Vec<&'static str>,
+    /// Whether `load_scale_bytes` is emitted: the wide arm (non-fold) or the int plane read without cp.async.
+    needs_scale_words: bool,
+    /// 32-bit words holding a window's 2*kdr scale bytes.
+    scale_words: u32,
+    /// The distinct cp.async widths the module uses, ascending.
+    cp_async_widths: Vec<u32>,
+    /// cp.async width of the activation copies; 0 = off.
+    cp_async_activations: u32,
+    /// cp.async width of the plane copies; 0 = off.
+    cp_async_plane: u32,
+    /// Bytes per activation copy (the cp.async width, else 16).
+    activation_piece: u32,
+    /// Bytes per prefolded weight copy (the cp.async width, else 16).
+    weight_piece: u32,
+    /// Bytes per cp.async of activation scales; 0 = plain loads.
+    activation_scale_piece: u32,
+    /// The activation copies fill whole rounds of THREADS (no guard on the last round).
+    activation_pieces_fill_threads: bool,
+    /// The weight copies fill whole rounds of THREADS.
+    weight_pieces_fill_threads: bool,
+    /// Floats per activation-scale copy.
+    activation_scale_piece_floats: u32,
 }
 
 fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
@@ -160,45 +284,43 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
         LayoutContext {
             name: "raw",
             struct_name: "RawLayout",
-            comment: "Raw GGUF blocks: 210 bytes, only 2-byte aligned, so weight bytes are read 16 bits at a time.",
-            block_bytes: 210,
+            block_bytes: q6k::BLOCK_BYTES as u32,
+            alignment: 2,
             run_width: 2,
             fetch: raw_fetch,
-            fold_fetch: raw_fetch,
             block_piece: 2,
         },
         LayoutContext {
             name: "padded",
             struct_name: "PaddedLayout",
-            comment: "Padded blocks: 224 bytes, 16-byte aligned, so the declared load widths apply.",
-            block_bytes: 224,
+            block_bytes: PADDED_BLOCK_BYTES,
+            alignment: 16,
             run_width: desc.expand.bytes(),
             fetch: desc.scale_fetch.keyword(),
-            fold_fetch: desc.scale_fetch.keyword(),
             block_piece: 16,
         },
     ]
 }
 
-/// The statement that stores the window's scale words into a row's `sc` bytes in shared memory.
-fn store_scale_words(kdr: u32) -> &'static str {
-    match kdr {
-        1 => "*(uint16*)sc = (uint16)words[0];",
-        2 => "*(uint32*)sc = words[0];",
-        4 => "*(uint32x2*)sc = uint32x2{words[0], words[1]};",
-        _ => "*(uint32x4*)sc = uint32x4{words[0], words[1], words[2], words[3]};",
+/// Whether the generated code steps through region `name` by rows (see [`RegionContext::stride_used`]).
+fn region_stride_used(desc: &VariantDescription, name: &str) -> bool {
+    match name {
+        "smem_weights" | "smem_activations" => desc.engine != Engine::WgmmaK32Prefolded,
+        // The streaming engine's regions are one slice per warp.
+        _ if desc.engine == Engine::StreamDp4a => true,
+        "smem_weight_sc" => true,
+        // Only the plane's cp.async copies step through the chunks of the dsc region.
+        "smem_weight_dsc" => desc.scale_fetch == ScaleFetch::Plane && desc.cp_async_plane.is_on(),
+        _ => false,
     }
 }
 
-/// Renders a description into its CUDA module. Refuses invalid descriptions with the validator's sentences.
-pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError> {
-    validate(desc).map_err(|errors| RenderError::Invalid {
-        name: desc.name.to_string(),
-        errors,
-    })?;
-    let canonical = canonical_name(desc);
-    let layout = shared_layout(desc);
-    let dynamic_shared = layout.total_bytes > STATIC_SHARED_LIMIT;
+/// Computes everything the templates branch on, once.
+fn render_context(
+    desc: &VariantDescription,
+    canonical: &str,
+    layout: &SharedLayout,
+) -> RenderContext {
     // dp4a: lanes as 8 rows x 4 tokens; mma: fragments of 16 rows x 8 tokens (the validator's token unit can be
     // coarser, e.g. prefolded loads B fragments in pairs, but a fragment is still 8 tokens).
     let (tile_rows, tile_tokens) = match desc.engine {
@@ -208,7 +330,8 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     let rows_per_warp = desc.nbj / desc.warps_m;
     let tokens_per_warp = desc.tile_n / desc.warps_n;
     let group = desc.mode.activation_group();
-    let fold = desc.engine.is_fold();
+    let folded = desc.engine.is_fold();
+    let regfold = desc.engine == Engine::MmaK32Regfold;
     let layouts = layouts(desc);
 
     let cpa = desc.cp_async_activations.bytes();
@@ -227,12 +350,11 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     cp_async_widths.sort_unstable();
     cp_async_widths.dedup();
 
-    let regfold = desc.engine == Engine::MmaK32Regfold;
     // mma_k32_regfold reads its scales straight from the staged blocks: no fetch arm.
-    let block_fetches: Vec<&str> = if regfold {
+    let block_fetches: Vec<&'static str> = if regfold {
         Vec::new()
     } else {
-        let mut v: Vec<&str> = layouts
+        let mut v: Vec<&'static str> = layouts
             .iter()
             .map(|l| l.fetch)
             .filter(|f| *f != "plane")
@@ -240,186 +362,114 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
         v.dedup();
         v
     };
-    let fold_block_fetches = block_fetches.clone();
-    let scale_params = if fold {
-        "float* d"
-    } else if desc.mode == NumericsMode::F32Per16 {
-        "ScalePair* dsc"
-    } else {
-        "int8* sc, float* d"
-    };
-    let scale_args = if fold {
-        "d"
-    } else if desc.mode == NumericsMode::F32Per16 {
-        "dsc"
-    } else {
-        "sc, d"
-    };
     // `load_scale_bytes` serves the wide arm (non-fold) and the int plane read without cp.async.
-    let needs_scale_words = !fold
+    let needs_scale_words = !folded
         && (block_fetches.contains(&"wide")
             || (desc.scale_fetch == ScaleFetch::Plane
                 && desc.mode != NumericsMode::F32Per16
                 && cpp == 0));
-    let scale_bytes_load = match desc.kdr {
-        1 => "16-bit",
-        2 => "32-bit",
-        4 => "64-bit",
-        _ => "128-bit",
-    };
-
-    let regions: Vec<RegionContext> = layout
+    let regions = layout
         .regions
         .iter()
         .map(|r| RegionContext {
             name: r.name,
-            constant: r.name.to_uppercase(),
             offset: r.offset,
             bytes: r.bytes,
             row_stride: r.row_stride,
-            stride_used: match r.name {
-                "smem_weights" | "smem_activations" => desc.engine != Engine::WgmmaK32Prefolded,
-                // The streaming engine's regions are one slice per warp.
-                _ if desc.engine == Engine::StreamDp4a => true,
-                "smem_weight_sc" => true,
-                // Only the plane's cp.async copies step through the chunks of the dsc region.
-                "smem_weight_dsc" => {
-                    desc.scale_fetch == ScaleFetch::Plane && desc.cp_async_plane.is_on()
-                }
-                _ => false,
-            },
+            stride_used: region_stride_used(desc, r.name),
         })
         .collect();
-    let mut kernel_list = vec![
-        format!("mmq_quantize_activations_g{group}"),
-        format!("{canonical}_raw"),
-        format!("{canonical}_padded"),
-    ];
-    let combine = (desc.ksplit > 1).then(|| format!("{canonical}_combine"));
-    kernel_list.extend(combine.clone());
-
-    let mut ctx = tera::Context::new();
-    ctx.insert("codegen_version", CODEGEN_VERSION);
-    ctx.insert("canonical", &canonical);
-    ctx.insert("description_lines", &description_lines(desc));
-    ctx.insert("kernels", &kernel_list.join(", "));
-    ctx.insert("engine", desc.engine.keyword());
-    ctx.insert("folded", &fold);
-    ctx.insert("prefolded", &desc.engine.is_prefolded());
-    ctx.insert("regfold", &regfold);
-    let stream = desc.engine == Engine::StreamDp4a;
-    ctx.insert("stream", &stream);
-    ctx.insert("stream_superblocks_per_pass", &STREAM_SUPERBLOCKS_PER_PASS);
-    let rows_at_once = stream_rows_at_once(desc.tile_n);
-    ctx.insert("stream_rows_at_once", &rows_at_once);
-    ctx.insert("stream_offset_in_sums", &stream_offset_in_sums(desc.tile_n));
-    // One row at a time leaves registers for a second pass in flight.
-    ctx.insert(
-        "stream_prefetch_steps",
-        &(if rows_at_once == 1 { 2 } else { 1 }),
-    );
-
-    ctx.insert("blocks_per_sm", &desc.blocks_per_sm);
-    ctx.insert("chunk_unroll", &desc.chunk_unroll);
-    let wgmma = desc.engine == Engine::WgmmaK32Prefolded;
-    ctx.insert("wgmma", &wgmma);
-    // wgmma's accumulator operands, one per output of the lane: "+r"(superblock_sum[0]), ...
-    let outputs_per_lane = rows_per_warp * tokens_per_warp / 32;
-    ctx.insert(
-        "wgmma_registers",
-        &(0..outputs_per_lane)
-            .map(|i| format!("%{i}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-    );
-    ctx.insert("mode", desc.mode.keyword());
-    ctx.insert("scale_fetch", desc.scale_fetch.keyword());
-    ctx.insert("group", &group);
-    ctx.insert("threads", &desc.threads());
-    ctx.insert("nbj", &desc.nbj);
-    ctx.insert("tile_n", &desc.tile_n);
-    ctx.insert("warps_m", &desc.warps_m);
-    ctx.insert("warps_n", &desc.warps_n);
-    ctx.insert("rows_per_warp", &rows_per_warp);
-    ctx.insert("tokens_per_warp", &tokens_per_warp);
-    ctx.insert("kdr", &desc.kdr);
-    ctx.insert("windows_per_superblock", &(8 / desc.kdr));
-    ctx.insert("ksplit", &desc.ksplit);
-    ctx.insert("stages", &desc.stages);
-    // H and L kept apart over a super-block: the fold engine always, the prefolded one when asked.
-    let split_sums = desc.mode == NumericsMode::IntPer256
-        && (desc.engine == Engine::MmaK32Fold || desc.accumulator_sets == 2);
-    ctx.insert("split_sums", &split_sums);
-    ctx.insert("outputs_per_lane", &outputs_per_lane);
-    ctx.insert("lane_rows", &(rows_per_warp / tile_rows));
-    ctx.insert("lane_tokens", &(tokens_per_warp / tile_tokens));
-    ctx.insert("fragments_m", &(rows_per_warp / tile_rows));
-    ctx.insert("fragments_n", &(tokens_per_warp / tile_tokens));
-    ctx.insert("stage_bytes", &layout.stage_bytes);
-    ctx.insert("total_bytes", &layout.total_bytes);
-    ctx.insert("totals_bytes", &layout.totals_bytes);
-    ctx.insert("shared_totals", &(desc.totals == Totals::Shared));
-    let spread_refill = desc.refill == Refill::Spread;
-    ctx.insert("spread_refill", &spread_refill);
-    ctx.insert(
-        "slice_start",
-        if spread_refill {
-            "slice * THREADS"
-        } else {
-            "0"
-        },
-    );
-    ctx.insert(
-        "slice_step",
-        if spread_refill {
-            "slices * THREADS"
-        } else {
-            "THREADS"
-        },
-    );
-    ctx.insert("dynamic_shared", &dynamic_shared);
-    ctx.insert("regions", &regions);
-    ctx.insert("layouts", &layouts);
-    ctx.insert("block_fetches", &block_fetches);
-    ctx.insert("fold_block_fetches", &fold_block_fetches);
-    ctx.insert("scale_params", scale_params);
-    ctx.insert("scale_args", scale_args);
-    ctx.insert("needs_scale_words", &needs_scale_words);
-    ctx.insert("scale_words", &(2 * desc.kdr).div_ceil(4));
-    ctx.insert("scale_bytes_load", scale_bytes_load);
-    ctx.insert("store_scale_words", store_scale_words(desc.kdr));
-    ctx.insert("cp_async_widths", &cp_async_widths);
-    ctx.insert("cp_async_activations", &cpa);
-    ctx.insert("cp_async_plane", &cpp);
     // Activation rows, and prefolded weight rows, are copied as they are: cp.async at the declared width,
     // else 16-byte loads.
     let activation_piece = if cpa > 0 { cpa } else { 16 };
     let weight_piece = if cpp > 0 { cpp } else { 16 };
-    ctx.insert("activation_piece", &activation_piece);
-    ctx.insert("weight_piece", &weight_piece);
-    ctx.insert("activation_scale_piece", &activation_scale_piece);
     // Copy loops run a fixed number of rounds of THREADS pieces; a partial last round needs a guard.
     let activation_pieces = desc.tile_n * desc.kdr * 32 / activation_piece;
     let weight_pieces = 2 * desc.nbj * desc.kdr * 32 / weight_piece;
-    ctx.insert(
-        "activation_pieces_fill_threads",
-        &activation_pieces.is_multiple_of(desc.threads()),
-    );
-    ctx.insert(
-        "weight_pieces_fill_threads",
-        &weight_pieces.is_multiple_of(desc.threads()),
-    );
-    ctx.insert(
-        "activation_scale_piece_floats",
-        &(activation_scale_piece / 4),
-    );
+    let rows_at_once = stream_rows_at_once(desc.tile_n);
 
+    RenderContext {
+        codegen_version: CODEGEN_VERSION,
+        canonical: canonical.to_string(),
+        description_lines: description_lines(desc),
+        engine: desc.engine.keyword(),
+        folded,
+        prefolded: desc.engine.is_prefolded(),
+        regfold,
+        stream: desc.engine == Engine::StreamDp4a,
+        wgmma: desc.engine == Engine::WgmmaK32Prefolded,
+        reads_blocks: !desc.engine.is_prefolded() || !block_fetches.is_empty(),
+        q6k: Q6K,
+        superblocks_per_segment: SEGMENT_SUPERBLOCKS,
+        stream_superblocks_per_pass: STREAM_SUPERBLOCKS_PER_PASS,
+        stream_rows_at_once: rows_at_once,
+        stream_offset_in_sums: stream_offset_in_sums(desc.tile_n),
+        // A few tokens' activations are few registers: they travel with the weights, steps ahead.
+        // One row at a time leaves registers for a second pass in flight.
+        stream_prefetch_steps: if rows_at_once == 1 { 2 } else { 1 },
+        blocks_per_sm: desc.blocks_per_sm,
+        chunk_unroll: desc.chunk_unroll,
+        mode: desc.mode.keyword(),
+        scale_fetch: desc.scale_fetch.keyword(),
+        group,
+        threads: desc.threads(),
+        nbj: desc.nbj,
+        tile_n: desc.tile_n,
+        warps_m: desc.warps_m,
+        warps_n: desc.warps_n,
+        rows_per_warp,
+        tokens_per_warp,
+        kdr: desc.kdr,
+        windows_per_superblock: 8 / desc.kdr,
+        ksplit: desc.ksplit,
+        stages: desc.stages,
+        // H and L kept apart over a super-block: the fold engine always, the prefolded one when asked.
+        split_sums: desc.mode == NumericsMode::IntPer256
+            && (desc.engine == Engine::MmaK32Fold || desc.accumulator_sets == 2),
+        outputs_per_lane: rows_per_warp * tokens_per_warp / 32,
+        fragments_m: rows_per_warp / tile_rows,
+        fragments_n: tokens_per_warp / tile_tokens,
+        stage_bytes: layout.stage_bytes,
+        total_bytes: layout.total_bytes,
+        totals_bytes: layout.totals_bytes,
+        shared_totals: desc.totals == Totals::Shared,
+        spread_refill: desc.refill == Refill::Spread,
+        dynamic_shared: layout.total_bytes > STATIC_SHARED_LIMIT,
+        regions,
+        layouts,
+        block_fetches,
+        needs_scale_words,
+        scale_words: (2 * desc.kdr).div_ceil(4),
+        cp_async_widths,
+        cp_async_activations: cpa,
+        cp_async_plane: cpp,
+        activation_piece,
+        weight_piece,
+        activation_scale_piece,
+        activation_pieces_fill_threads: activation_pieces.is_multiple_of(desc.threads()),
+        weight_pieces_fill_threads: weight_pieces.is_multiple_of(desc.threads()),
+        activation_scale_piece_floats: activation_scale_piece / 4,
+    }
+}
+
+/// Renders a description into its CUDA module. Refuses invalid descriptions with the validator's sentences.
+pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError> {
+    validate(desc).map_err(|errors| RenderError::Invalid {
+        name: desc.name.to_string(),
+        errors,
+    })?;
+    let canonical = canonical_name(desc);
+    let layout = shared_layout(desc);
+    let context = render_context(desc, &canonical, &layout);
+    let template_error = |e: tera::Error| RenderError::Template(format!("{e:?}"));
+    let tera_context = tera::Context::from_serialize(&context).map_err(template_error)?;
     let mut tera = tera::Tera::default();
     tera.add_raw_templates(TEMPLATES.to_vec())
-        .map_err(|e| RenderError::Template(format!("{e:?}")))?;
+        .map_err(template_error)?;
     let raw_source = tera
-        .render("module.cu.tera", &ctx)
-        .map_err(|e| RenderError::Template(format!("{e:?}")))?;
+        .render("module.cu.tera", &tera_context)
+        .map_err(template_error)?;
+    let group = desc.mode.activation_group();
     Ok(RenderedVariant {
         canonical: canonical.clone(),
         source: tidy(&raw_source),
@@ -427,12 +477,12 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
             quantize: format!("mmq_quantize_activations_g{group}"),
             raw: format!("{canonical}_raw"),
             padded: format!("{canonical}_padded"),
-            combine,
+            combine: (desc.ksplit > 1).then(|| format!("{canonical}_combine")),
         },
         shared_bytes: layout.total_bytes,
-        dynamic_shared,
+        dynamic_shared: context.dynamic_shared,
         threads: desc.threads(),
-        needs_arch_specific: wgmma,
+        needs_arch_specific: context.wgmma,
     })
 }
 

@@ -72,8 +72,8 @@ pub const MUTANTS: [Mutant; 5] = [
         base_variant: "dp4a_int_per32",
         what: "The narrow scale fetch reads the int8 scales one byte late (block offset 193 instead of 192), so \
                every sub-block gets its neighbour's scale and the last one reads the low byte of d.",
-        find: "block[192 + 2 * first_chunk + i]",
-        replace: "block[193 + 2 * first_chunk + i]",
+        find: "block[Q6K_SCALES + 2 * first_chunk + i]",
+        replace: "block[Q6K_SCALES + 1 + 2 * first_chunk + i]",
         shape: MUTANT_SHAPE,
         layout: Layout::Raw,
     },
