@@ -3,6 +3,8 @@
 //! and, once the GPU half has proven and timed the rest, rank them ([`rank`]) and write the ranking as JSON
 //! lines ([`json_lines`]) and markdown ([`markdown`]). Nothing here touches a GPU.
 
+pub mod rules;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
