@@ -26,6 +26,17 @@ pub enum Engine {
     /// The prefolded planes multiplied by Hopper's warpgroup MMA (`wgmma.mma_async m64nNk32 s8`, sm_90a):
     /// both operands straight from shared memory, 64 rows per warpgroup.
     WgmmaK32Prefolded,
+    /// The register fold of `mma_k32_regfold` feeding Hopper's warpgroup MMA: each warp folds its 16 rows of the
+    /// q6_K blocks staged in shared memory into the A registers of `wgmma.mma_async m64nNk32 s8` (sm_90a), whose
+    /// B, the activations, comes from shared memory. Compact weights, one fold per row and chunk for up to 128
+    /// tokens.
+    WgmmaK32Regfold,
+    /// The register fold in f16 for Hopper's f16 warpgroup MMA with f32 accumulation (`wgmma m64nNk16 f16`,
+    /// sm_90a): each warp folds its rows into two exact f16 planes, `16*(sc>>4)*(q6-32)` and `(sc&15)*(q6-32)`,
+    /// the block converts the staged int8 activations to f16 once per window, and the tensor core accumulates
+    /// the chunk's whole `I32` (every partial sum an integer below 2^24, so f32 holds it exactly): one fma per
+    /// output and chunk is left (NUMERICS.md 3).
+    WgmmaF16Regfold,
     /// Decode: each warp streams its weight rows along K once, straight from the q6_K blocks in global memory
     /// (no shared-memory staging of weights), `__dp4a` on `q6 - 32` for a few tokens. For small token counts,
     /// where a matmul is a stream of weight bytes.
@@ -143,13 +154,15 @@ pub struct VariantDescription {
 }
 
 impl Engine {
-    pub const ALL: [Engine; 7] = [
+    pub const ALL: [Engine; 9] = [
         Engine::Dp4a,
         Engine::MmaK16,
         Engine::MmaK32Fold,
         Engine::MmaK32Regfold,
         Engine::MmaK32Prefolded,
         Engine::WgmmaK32Prefolded,
+        Engine::WgmmaK32Regfold,
+        Engine::WgmmaF16Regfold,
         Engine::StreamDp4a,
     ];
     pub const fn keyword(self) -> &'static str {
@@ -160,6 +173,8 @@ impl Engine {
             Engine::MmaK32Regfold => "mma_k32_regfold",
             Engine::MmaK32Prefolded => "mma_k32_prefolded",
             Engine::WgmmaK32Prefolded => "wgmma_k32_prefolded",
+            Engine::WgmmaK32Regfold => "wgmma_k32_regfold",
+            Engine::WgmmaF16Regfold => "wgmma_f16_regfold",
             Engine::StreamDp4a => "stream_dp4a",
         }
     }
@@ -171,11 +186,27 @@ impl Engine {
                 | Engine::MmaK32Regfold
                 | Engine::MmaK32Prefolded
                 | Engine::WgmmaK32Prefolded
+                | Engine::WgmmaK32Regfold
+                | Engine::WgmmaF16Regfold
         )
     }
     /// Engines that read the planes folded at registration instead of the q6_K blocks.
     pub const fn is_prefolded(self) -> bool {
         matches!(self, Engine::MmaK32Prefolded | Engine::WgmmaK32Prefolded)
+    }
+    /// Engines that stage each row's q6_K block as it is and fold it in registers.
+    pub const fn folds_in_registers(self) -> bool {
+        matches!(
+            self,
+            Engine::MmaK32Regfold | Engine::WgmmaK32Regfold | Engine::WgmmaF16Regfold
+        )
+    }
+    /// Engines that multiply with Hopper's warpgroup MMA (sm_90a only).
+    pub const fn is_wgmma(self) -> bool {
+        matches!(
+            self,
+            Engine::WgmmaK32Prefolded | Engine::WgmmaK32Regfold | Engine::WgmmaF16Regfold
+        )
     }
 }
 

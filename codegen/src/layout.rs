@@ -29,6 +29,10 @@ pub struct SharedLayout {
     pub stages: u32,
     /// One f32 per output of the block tile after the stages (`totals = shared`), else 0.
     pub totals_bytes: u32,
+    /// Regions written once per window from the staged one, after the stages and the totals (engine
+    /// `wgmma_f16_regfold`: the window's tokens in f16, its activation scales chunk-major, its weight scale
+    /// pairs); their offsets count from the start of shared memory. Empty for other engines.
+    pub window_regions: Vec<Region>,
     pub total_bytes: u32,
 }
 
@@ -50,7 +54,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     }
     // wgmma reads 8-row x 16-byte core matrices, each 128 contiguous bytes: no padding, and the "row" the
     // regions below record is one 16-byte core-matrix row.
-    let wgmma = desc.engine == Engine::WgmmaK32Prefolded;
+    let wgmma = desc.engine.is_wgmma();
     let staged_row = if wgmma {
         desc.kdr.saturating_mul(32)
     } else {
@@ -58,9 +62,9 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     };
     let row_stride = if wgmma { 16 } else { staged_row };
     let weight_planes = if desc.engine.is_fold() { 2 } else { 1 };
-    // mma_k32_regfold stages each row's whole q6_K block as it is (its d and scales included) and folds in
-    // registers: one padded block per row, plus the pad that spreads rows over the banks.
-    let regfold = desc.engine == Engine::MmaK32Regfold;
+    // The register-fold engines stage each row's whole q6_K block as it is (its d and scales included) and fold
+    // in registers: one padded block per row, plus the pad that spreads rows over the banks.
+    let regfold = desc.engine.folds_in_registers();
     let mut regions = Vec::new();
     let mut offset = 0u32;
     let mut push = |name: &'static str, bytes: u32, row_stride: u32| {
@@ -91,7 +95,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     }
     match (desc.engine, desc.mode) {
         // The block's own d and scales are staged with it.
-        (Engine::MmaK32Regfold, _) => {}
+        (engine, _) if engine.folds_in_registers() => {}
         (engine, _) if engine.is_fold() => push("smem_weight_d", desc.nbj.saturating_mul(4), 4),
         // One (even, odd) pair of f32 `d*sc` per row and chunk, chunk-major like the seed's W_dsc plane.
         (_, NumericsMode::F32Per16) => push(
@@ -128,14 +132,48 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         Totals::Registers => 0,
         Totals::Shared => desc.nbj.saturating_mul(desc.tile_n).saturating_mul(4),
     };
+    let mut total_bytes = stage_bytes
+        .saturating_mul(desc.stages)
+        .saturating_add(totals_bytes);
+    let mut window_regions = Vec::new();
+    if desc.engine == Engine::WgmmaF16Regfold {
+        let window_k = desc.kdr.saturating_mul(32);
+        for (name, bytes, row_stride) in [
+            // The window's tokens as f16 core matrices (8 tokens x 8 halves), for wgmma's B.
+            (
+                "smem_tokens_f16",
+                desc.tile_n.saturating_mul(window_k).saturating_mul(2),
+                16,
+            ),
+            // The window's activation scales, chunk-major: a lane's two tokens are one 8-byte load.
+            (
+                "smem_activation_d_by_chunk",
+                desc.tile_n.saturating_mul(desc.kdr).saturating_mul(4),
+                desc.tile_n.saturating_mul(4),
+            ),
+            // Per row and 16-wide sub-block: the f16x2 pairs of 16*(sc>>4) and sc&15.
+            (
+                "smem_scale_pairs",
+                desc.nbj.saturating_mul(desc.kdr * 2).saturating_mul(8),
+                desc.kdr.saturating_mul(2 * 8),
+            ),
+        ] {
+            window_regions.push(Region {
+                name,
+                offset: total_bytes,
+                bytes,
+                row_stride,
+            });
+            total_bytes = total_bytes.saturating_add(round16(bytes));
+        }
+    }
     SharedLayout {
         regions,
         stage_bytes,
         stages: desc.stages,
         totals_bytes,
-        total_bytes: stage_bytes
-            .saturating_mul(desc.stages)
-            .saturating_add(totals_bytes),
+        window_regions,
+        total_bytes,
     }
 }
 
@@ -193,6 +231,7 @@ fn stream_layout(desc: &VariantDescription) -> SharedLayout {
         stage_bytes: offset,
         stages: 1,
         totals_bytes: 0,
+        window_regions: Vec::new(),
         total_bytes: offset,
     }
 }

@@ -28,4 +28,4 @@ pub use sweep::{expand_sweep, Expansion, StaticSweep, SweepError};
 pub use validate::validate;
 
 /// Bumped whenever the templates or the renderer change what they emit; recorded in every generated header.
-pub const CODEGEN_VERSION: &str = "mmqgen-codegen 0.1.0 (templates v2)";
+pub const CODEGEN_VERSION: &str = "mmqgen-codegen 0.1.0 (templates v3)";

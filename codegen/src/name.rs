@@ -5,7 +5,7 @@
 use crate::description::{Engine, VariantDescription};
 
 /// `q6k_<engine>_<mode>_<nbj>x<tile_n>_w<warps_m>x<warps_n>_kdr<k>_ks<ksplit>_<fetch>_<expand>_cpa<a>_cpp<p>_s<stages>`,
-/// then `_acc<sets>` for the prefolded engines, the only ones with a choice of accumulator sets, and for
+/// then `_acc<sets>` for the prefolded and wgmma engines, the only ones with a choice of accumulator sets, and for
 /// `mma_k32_prefolded` and `mma_k32_regfold`, the engines with a choice of refill, `_burst` or `_spread` (the validator holds every
 /// other engine at the default, so leaving these out of their names loses nothing), then `_totreg` or
 /// `_totsmem` where K is not split, then `_u<chunks>` where the chunk loop is
@@ -13,7 +13,9 @@ use crate::description::{Engine, VariantDescription};
 pub fn canonical_name(desc: &VariantDescription) -> String {
     let accumulators = match desc.engine {
         Engine::MmaK32Prefolded => format!("_acc{}_{}", desc.accumulator_sets, desc.refill),
-        Engine::WgmmaK32Prefolded => format!("_acc{}", desc.accumulator_sets),
+        Engine::WgmmaK32Prefolded | Engine::WgmmaK32Regfold => {
+            format!("_acc{}", desc.accumulator_sets)
+        }
         Engine::MmaK32Regfold => format!("_{}", desc.refill),
         _ => String::new(),
     };

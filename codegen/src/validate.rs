@@ -19,7 +19,7 @@ pub const fn engine_tile(engine: Engine) -> (u32, u32) {
         // B fragments are loaded two at a time (ldmatrix.x4).
         Engine::MmaK32Prefolded | Engine::MmaK32Regfold => (16, 16),
         // Each warp of a warpgroup holds 16 rows of the m64 tile; N comes in steps of 16.
-        Engine::WgmmaK32Prefolded => (16, 16),
+        Engine::WgmmaK32Prefolded | Engine::WgmmaK32Regfold | Engine::WgmmaF16Regfold => (16, 16),
         // Each warp streams whole rows; every lane takes part in every row and token.
         Engine::StreamDp4a => (1, 1),
     }
@@ -187,15 +187,15 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             ),
         );
     }
-    if desc.engine == Engine::MmaK32Regfold {
+    if desc.engine.folds_in_registers() {
         check(
             &mut errors,
             desc.mode == NumericsMode::IntPer32,
             "mode",
             format!(
-                "engine mma_k32_regfold implements mode int_per32 only (one scale per 32 activations, the \
+                "engine {} implements mode int_per32 only (one scale per 32 activations, the \
                  accurate mode); got {}",
-                desc.mode
+                desc.engine, desc.mode
             ),
         );
         check(
@@ -203,9 +203,9 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.kdr == 8,
             "kdr",
             format!(
-                "engine mma_k32_regfold stages whole q6_K blocks (each chunk reads bytes spread over its \
+                "engine {} stages whole q6_K blocks (each chunk reads bytes spread over its \
                  block): kdr must be 8; got {}",
-                desc.kdr
+                desc.engine, desc.kdr
             ),
         );
         check(
@@ -213,9 +213,9 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.scale_fetch == ScaleFetch::Narrow && desc.expand == ExpandWidth::Uint4,
             "scale_fetch",
             format!(
-                "engine mma_k32_regfold copies whole blocks in 16-byte pieces and reads the scales from them: \
+                "engine {} copies whole blocks in 16-byte pieces and reads the scales from them: \
                  scale_fetch must be narrow and expand uint4; got {} and {}",
-                desc.scale_fetch, desc.expand
+                desc.engine, desc.scale_fetch, desc.expand
             ),
         );
         check(
@@ -223,9 +223,9 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.cp_async_activations == CpAsync::B16 && desc.stages >= 2,
             "stages",
             format!(
-                "engine mma_k32_regfold pipelines its copies: cp_async_activations must be 16 and stages at \
+                "engine {} pipelines its copies: cp_async_activations must be 16 and stages at \
                  least 2; got {} and {}",
-                desc.cp_async_activations, desc.stages
+                desc.engine, desc.cp_async_activations, desc.stages
             ),
         );
     }
@@ -242,14 +242,16 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                 desc.mode
             ),
         );
+    }
+    if desc.engine.is_wgmma() {
         check(
             &mut errors,
             desc.warps_m.is_multiple_of(4) && desc.nbj == desc.warps_m.saturating_mul(16),
             "warps_m",
             format!(
-                "engine wgmma_k32_prefolded runs warpgroups of 4 warps over 64 rows (16 per warp): warps_m must \
+                "engine {} runs warpgroups of 4 warps over 64 rows (16 per warp): warps_m must \
                  be a multiple of 4 and nbj = 16 x warps_m; got warps_m = {}, nbj = {}",
-                desc.warps_m, desc.nbj
+                desc.engine, desc.warps_m, desc.nbj
             ),
         );
         check(
@@ -258,9 +260,9 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                 && [CpAsync::Off, CpAsync::B16].contains(&desc.cp_async_plane),
             "cp_async_plane",
             format!(
-                "engine wgmma_k32_prefolded stages 16-byte rows of core matrices: cp_async_activations and \
+                "engine {} stages 16-byte rows of core matrices: cp_async_activations and \
                  cp_async_plane must be 16 or off; got {} and {}",
-                desc.cp_async_activations, desc.cp_async_plane
+                desc.engine, desc.cp_async_activations, desc.cp_async_plane
             ),
         );
         check(
@@ -268,8 +270,8 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.archs == ArchSet::EMPTY.with(Arch::Sm90),
             "archs",
             format!(
-                "engine wgmma_k32_prefolded uses wgmma, which only sm_90 has: archs must be [sm_90]; got {}",
-                desc.archs
+                "engine {} uses wgmma, which only sm_90 has: archs must be [sm_90]; got {}",
+                desc.engine, desc.archs
             ),
         );
     }
@@ -285,11 +287,12 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     check(
         &mut errors,
         desc.accumulator_sets != 2
-            || (desc.engine.is_prefolded() && desc.mode == NumericsMode::IntPer256),
+            || (desc.engine.is_prefolded() && desc.mode == NumericsMode::IntPer256)
+            || desc.engine == Engine::WgmmaK32Regfold,
         "accumulator_sets",
         format!(
-            "accumulator_sets = 2 keeps h and l sums over a super-block, which only the prefolded engines \
-             under mode int_per256 have; this is engine {} with mode {}",
+            "accumulator_sets = 2 keeps h and l sums apart, which only the prefolded engines under mode \
+             int_per256 and engine wgmma_k32_regfold have; this is engine {} with mode {}",
             desc.engine, desc.mode
         ),
     );

@@ -161,6 +161,56 @@ pub const REGFOLD_64X128_B2: VariantDescription = variant! {
     refill: spread, chunk_unroll: 1, blocks_per_sm: 2, archs: [sm_90],
 };
 
+/// Small batches (issue 12, docs/PERF.md decode log 9): the register fold with K split in four, so that 64-row
+/// blocks of few tokens fill the 132 SMs (m = 4096 gives 64 row blocks); the combine adds the segment partials
+/// in K order. 16 tokens a block: the default at n = 3..16 (but n = 3..4 on small m and K).
+pub const REGFOLD_64X16_KS4: VariantDescription = variant! {
+    name: "regfold_64x16_ks4", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 16,
+    warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
+    stages: 3, refill: spread, archs: [sm_90],
+};
+/// The same with 32 tokens a block: the default at n = 17..32.
+pub const REGFOLD_64X32_KS4: VariantDescription = variant! {
+    name: "regfold_64x32_ks4", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 32,
+    warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
+    stages: 3, refill: spread, archs: [sm_90],
+};
+/// `regfold_64x64` with K split in four: the default at n = 33..64 below m = 8192.
+pub const REGFOLD_64X64_KS4: VariantDescription = variant! {
+    name: "regfold_64x64_ks4", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
+    warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
+    stages: 3, refill: spread, chunk_unroll: 4, archs: [sm_90],
+};
+/// 32 tokens a block, K split in two: the default at n = 65..96 below m = 8192.
+pub const REGFOLD_64X32_KS2: VariantDescription = variant! {
+    name: "regfold_64x32_ks2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 32,
+    warps_m: 4, warps_n: 1, ksplit: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
+    stages: 3, refill: spread, archs: [sm_90],
+};
+/// `regfold_64x64` with K split in two: the default at n = 97..128 below m = 8192.
+pub const REGFOLD_64X64_KS2: VariantDescription = variant! {
+    name: "regfold_64x64_ks2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
+    warps_m: 4, warps_n: 1, ksplit: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
+    stages: 3, refill: spread, chunk_unroll: 4, archs: [sm_90],
+};
+
+/// The register fold feeding Hopper's int8 warpgroup MMA (issue 11, docs/PERF.md log 22): each warp folds its
+/// 16 rows into wgmma's A registers; two warpgroups of 64 rows x 64 tokens. Bit-exact, 0.85-0.89x
+/// `regfold_128x128`: the per-32 epilogue (combine, conversion, fma per output and chunk) still bounds it.
+pub const WGMMA_REGFOLD_128X64: VariantDescription = variant! {
+    name: "wgmma_regfold_128x64", engine: wgmma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    accumulator_sets: 2, totals: shared, archs: [sm_90],
+};
+/// The fold in f16 for the f16 warpgroup MMA with f32 accumulation (docs/PERF.md log 23-24): the tensor core
+/// sums each chunk's whole `I32` exactly, leaving one fma per output and chunk. Bit-exact, 0.75-0.77x
+/// `regfold_128x128` while each warp folds for 64 tokens and the block converts its tokens to f16 every window.
+pub const WGMMA_F16_128X64: VariantDescription = variant! {
+    name: "wgmma_f16_128x64", engine: wgmma_f16_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    totals: shared, archs: [sm_90],
+};
+
 /// Decode (issue 12): each warp streams its rows along K straight from the q6_K blocks into registers, a pass
 /// ahead, two rows at a time, with `dp4a`; 8 rows of 4 warps a block. One token a block: the default at n = 1.
 pub const STREAM_T1: VariantDescription = variant! {
@@ -219,6 +269,13 @@ pub fn all() -> Vec<VariantDescription> {
         REGFOLD_16X128_WARPS,
         REGFOLD_128X128,
         REGFOLD_64X128_B2,
+        REGFOLD_64X16_KS4,
+        REGFOLD_64X32_KS4,
+        REGFOLD_64X64_KS4,
+        REGFOLD_64X32_KS2,
+        REGFOLD_64X64_KS2,
+        WGMMA_REGFOLD_128X64,
+        WGMMA_F16_128X64,
         STREAM_T1,
         STREAM_T2,
         STREAM_T4,

@@ -425,9 +425,9 @@ fn the_embedded_default_is_complete_and_valid() {
         ],
         [
             "stream_t1",
-            "stream_t4",
-            "regfold_64x64",
-            "regfold_64x64",
+            "regfold_64x16_ks4",
+            "regfold_64x32_ks4",
+            "regfold_64x64_ks4",
             "regfold_64x64",
             "regfold_128x128",
             "regfold_128x128"
@@ -458,7 +458,8 @@ fn the_embedded_default_is_complete_and_valid() {
             "regfold_128x128"
         ]
     );
-    // Decode at m = 14336: the streaming engine up to 4 tokens, the 16 x 64 warp tiles from 5 (docs/PERF.md).
+    // Decode at m = 14336: the streaming engine up to 2 tokens, the register fold with K split in four from 3
+    // (docs/PERF.md, decode log 9).
     assert_eq!(
         [
             pick_tall(1),
@@ -470,12 +471,21 @@ fn the_embedded_default_is_complete_and_valid() {
         [
             "stream_t1",
             "stream_t2",
-            "stream_t4",
-            "regfold_64x64",
-            "regfold_64x64"
+            "regfold_64x16_ks4",
+            "regfold_64x16_ks4",
+            "regfold_64x32_ks4"
         ]
     );
-    assert_eq!(pick(3), "stream_t4_wide");
+    // Three or four tokens: the streaming engine only where m and K are both small.
+    assert_eq!(pick(3), "regfold_64x16_ks4");
+    assert_eq!(
+        config
+            .select(Arch::Sm90, 4096, 3, 4096)
+            .unwrap()
+            .variant
+            .name,
+        "stream_t4_wide"
+    );
     // One numerics mode per architecture: the bits of a product do not depend on the token count.
     assert!(!config
         .check()

@@ -54,6 +54,23 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                         // Nothing is staged: no weight or activation byte goes through shared memory.
                         assert_eq!(sass.ldgsts, 0, "{at}: the streaming engine stages nothing");
                     }
+                    Engine::WgmmaK32Regfold => {
+                        assert!(sass.igmma_s8 > 0, "{at}: no IGMMA.64xNx32.S8.S8")
+                    }
+                    Engine::WgmmaF16Regfold => {
+                        let hgmma: u32 = sass
+                            .opcodes
+                            .iter()
+                            .filter(|(op, _)| op.starts_with("HGMMA.64x") && op.contains("F32"))
+                            .map(|(_, count)| count)
+                            .sum();
+                        assert!(hgmma > 0, "{at}: no HGMMA.64xNx16.F32");
+                        // The tensor core gives f(I32) itself; the one I2F left is the block numbering's division.
+                        assert!(
+                            sass.int_to_float <= 1,
+                            "{at}: I2F per output: the tensor core gives f(I32) itself"
+                        );
+                    }
                     Engine::WgmmaK32Prefolded => {
                         assert!(sass.igmma_s8 > 0, "{at}: no IGMMA.64xNx32.S8.S8");
                         assert_eq!(
@@ -71,7 +88,7 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                 }
                 if layout == "padded"
                     && variant.expand == ExpandWidth::Uint4
-                    && variant.engine != Engine::MmaK32Regfold
+                    && !variant.engine.folds_in_registers()
                 {
                     assert!(
                         sass.ldg.b128 > 0,

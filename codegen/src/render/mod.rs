@@ -92,6 +92,9 @@ const TEMPLATES: &[(&str, &str)] = embedded_templates![
     "engine_mma_k32_regfold.cu.tera",
     "fold_registers.cu.tera",
     "engine_wgmma_k32_prefolded.cu.tera",
+    "engine_wgmma_k32_regfold.cu.tera",
+    "engine_wgmma_f16_regfold.cu.tera",
+    "fold_f16.cu.tera",
     "chunk_scales.cu.tera",
     "superblock_end.cu.tera",
     "stream.cu.tera",
@@ -171,11 +174,12 @@ struct RenderContext {
     folded: bool,
     /// The engine reads the planes folded at registration ([`Engine::is_prefolded`]).
     prefolded: bool,
-    /// Engine `mma_k32_regfold`.
+    /// The engine stages q6_K blocks as they are and folds them in registers (`mma_k32_regfold`,
+    /// `wgmma_k32_regfold`).
     regfold: bool,
     /// Engine `stream_dp4a`.
     stream: bool,
-    /// Engine `wgmma_k32_prefolded` (sm_90a).
+    /// The engine multiplies with wgmma (`wgmma_k32_prefolded`, `wgmma_k32_regfold`; sm_90a).
     wgmma: bool,
     /// The module reads q6_K blocks (every engine but the prefolded ones on the plane), so it names their
     /// byte offsets.
@@ -224,6 +228,8 @@ struct RenderContext {
     ksplit: u32,
     /// Shared-memory stages of the main loop.
     stages: u32,
+    /// Integer accumulator sets (the prefolded engines under `int_per256`, and `wgmma_k32_regfold` per chunk).
+    accumulator_sets: u32,
     /// H and L sums kept apart over a super-block (`int_per256` with the fold engine or two accumulator sets).
     split_sums: bool,
     /// Outputs each lane owns.
@@ -246,6 +252,8 @@ struct RenderContext {
     dynamic_shared: bool,
     /// The regions of one stage, in layout order.
     regions: Vec<RegionContext>,
+    /// The regions written once per window after the stages (offsets from the start of shared memory).
+    window_regions: Vec<RegionContext>,
     /// The raw and padded weight layouts.
     layouts: Vec<LayoutContext>,
     /// The scale arms read from the blocks (`narrow`, `wide`), each once; empty for the register fold.
@@ -305,7 +313,8 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
 /// Whether the generated code steps through region `name` by rows (see [`RegionContext::stride_used`]).
 fn region_stride_used(desc: &VariantDescription, name: &str) -> bool {
     match name {
-        "smem_weights" | "smem_activations" => desc.engine != Engine::WgmmaK32Prefolded,
+        "smem_weights" => desc.engine != Engine::WgmmaK32Prefolded,
+        "smem_activations" => !desc.engine.is_wgmma(),
         // The streaming engine's regions are one slice per warp.
         _ if desc.engine == Engine::StreamDp4a => true,
         "smem_weight_sc" => true,
@@ -331,7 +340,7 @@ fn render_context(
     let tokens_per_warp = desc.tile_n / desc.warps_n;
     let group = desc.mode.activation_group();
     let folded = desc.engine.is_fold();
-    let regfold = desc.engine == Engine::MmaK32Regfold;
+    let regfold = desc.engine.folds_in_registers();
     let layouts = layouts(desc);
 
     let cpa = desc.cp_async_activations.bytes();
@@ -379,6 +388,17 @@ fn render_context(
             stride_used: region_stride_used(desc, r.name),
         })
         .collect();
+    let window_regions = layout
+        .window_regions
+        .iter()
+        .map(|r| RegionContext {
+            name: r.name,
+            offset: r.offset,
+            bytes: r.bytes,
+            row_stride: r.row_stride,
+            stride_used: false,
+        })
+        .collect();
     // Activation rows, and prefolded weight rows, are copied as they are: cp.async at the declared width,
     // else 16-byte loads.
     let activation_piece = if cpa > 0 { cpa } else { 16 };
@@ -397,7 +417,7 @@ fn render_context(
         prefolded: desc.engine.is_prefolded(),
         regfold,
         stream: desc.engine == Engine::StreamDp4a,
-        wgmma: desc.engine == Engine::WgmmaK32Prefolded,
+        wgmma: desc.engine.is_wgmma(),
         reads_blocks: !desc.engine.is_prefolded() || !block_fetches.is_empty(),
         q6k: Q6K,
         superblocks_per_segment: SEGMENT_SUPERBLOCKS,
@@ -423,6 +443,7 @@ fn render_context(
         windows_per_superblock: 8 / desc.kdr,
         ksplit: desc.ksplit,
         stages: desc.stages,
+        accumulator_sets: desc.accumulator_sets,
         // H and L kept apart over a super-block: the fold engine always, the prefolded one when asked.
         split_sums: desc.mode == NumericsMode::IntPer256
             && (desc.engine == Engine::MmaK32Fold || desc.accumulator_sets == 2),
@@ -436,6 +457,7 @@ fn render_context(
         spread_refill: desc.refill == Refill::Spread,
         dynamic_shared: layout.total_bytes > STATIC_SHARED_LIMIT,
         regions,
+        window_regions,
         layouts,
         block_fetches,
         needs_scale_words,
