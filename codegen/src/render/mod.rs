@@ -6,8 +6,8 @@
 use crate::description::*;
 use crate::fields::description_lines;
 use crate::layout::{
-    shared_layout, stream_offset_in_sums, stream_rows_at_once, SharedLayout, PADDED_BLOCK_BYTES,
-    STREAM_SUPERBLOCKS_PER_PASS,
+    shared_layout, stream_offset_in_sums, stream_rows_at_once, Region, SharedLayout,
+    PADDED_BLOCK_BYTES, STREAM_SUPERBLOCKS_PER_PASS,
 };
 use crate::name::canonical_name;
 use crate::validate::validate;
@@ -313,6 +313,8 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
 /// Whether the generated code steps through region `name` by rows (see [`RegionContext::stride_used`]).
 fn region_stride_used(desc: &VariantDescription, name: &str) -> bool {
     match name {
+        // The per-window regions are indexed as plain arrays or core matrices.
+        "smem_tokens_f16" | "smem_activation_d_by_chunk" | "smem_scale_pairs" => false,
         "smem_weights" => desc.engine != Engine::WgmmaK32Prefolded,
         "smem_activations" => !desc.engine.is_wgmma(),
         // The streaming engine's regions are one slice per warp.
@@ -377,28 +379,15 @@ fn render_context(
             || (desc.scale_fetch == ScaleFetch::Plane
                 && desc.mode != NumericsMode::F32Per16
                 && cpp == 0));
-    let regions = layout
-        .regions
-        .iter()
-        .map(|r| RegionContext {
-            name: r.name,
-            offset: r.offset,
-            bytes: r.bytes,
-            row_stride: r.row_stride,
-            stride_used: region_stride_used(desc, r.name),
-        })
-        .collect();
-    let window_regions = layout
-        .window_regions
-        .iter()
-        .map(|r| RegionContext {
-            name: r.name,
-            offset: r.offset,
-            bytes: r.bytes,
-            row_stride: r.row_stride,
-            stride_used: false,
-        })
-        .collect();
+    let region_context = |r: &Region| RegionContext {
+        name: r.name,
+        offset: r.offset,
+        bytes: r.bytes,
+        row_stride: r.row_stride,
+        stride_used: region_stride_used(desc, r.name),
+    };
+    let regions = layout.regions.iter().map(region_context).collect();
+    let window_regions = layout.window_regions.iter().map(region_context).collect();
     // Activation rows, and prefolded weight rows, are copied as they are: cp.async at the declared width,
     // else 16-byte loads.
     let activation_piece = if cpa > 0 { cpa } else { 16 };
