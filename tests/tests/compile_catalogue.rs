@@ -58,13 +58,7 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                         assert!(sass.igmma_s8 > 0, "{at}: no IGMMA.64xNx32.S8.S8")
                     }
                     Engine::WgmmaF16Regfold => {
-                        let hgmma: u32 = sass
-                            .opcodes
-                            .iter()
-                            .filter(|(op, _)| op.starts_with("HGMMA.64x") && op.contains("F32"))
-                            .map(|(_, count)| count)
-                            .sum();
-                        assert!(hgmma > 0, "{at}: no HGMMA.64xNx16.F32");
+                        assert!(sass.hgmma_f32 > 0, "{at}: no HGMMA.64xNx16.F32");
                         // The tensor core gives f(I32) itself; the one I2F left is the block numbering's division.
                         assert!(
                             sass.int_to_float <= 1,

@@ -41,7 +41,7 @@ pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
     };
     let mut failures = Vec::new();
     println!(
-        "{:<20} {:<6} {:<7} {:>5} {:>7} {:>6} {:>6} | {:<44} {:>6} {:>5} {:>5} {:>6} {:>5} {:>5} {:>4}",
+        "{:<20} {:<6} {:<7} {:>5} {:>7} {:>6} {:>6} | {:<44} {:>6} {:>5} {:>5} {:>6} {:>6} {:>5} {:>5} {:>4}",
         "variant",
         "arch",
         "layout",
@@ -54,6 +54,7 @@ pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
         "imma16",
         "imma32",
         "igmma",
+        "hgmma",
         "dp4a",
         "i2f",
         "bar"
@@ -76,7 +77,7 @@ pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
                 let r = &entry.resources;
                 let sass = match &entry.sass {
                     Some(s) => format!(
-                        "{:<44} {:>6} {:>5} {:>5} {:>6} {:>5} {:>5} {:>4}",
+                        "{:<44} {:>6} {:>5} {:>5} {:>6} {:>6} {:>5} {:>5} {:>4}",
                         format!(
                             "{}/{}/{}/{}/{}",
                             s.ldg.b8, s.ldg.b16, s.ldg.b32, s.ldg.b64, s.ldg.b128
@@ -85,6 +86,7 @@ pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
                         s.imma_16816_s8,
                         s.imma_16832_s8,
                         s.igmma_s8,
+                        s.hgmma_f32,
                         s.idp4a,
                         s.int_to_float,
                         s.bar

@@ -91,6 +91,8 @@ pub struct SassSummary {
     pub imma_16832_s8: u32,
     /// `IGMMA.64x*x32.S8.S8` (`wgmma.mma_async m64nNk32` s8·s8→s32, sm_90a).
     pub igmma_s8: u32,
+    /// `HGMMA.64x*x16.F32` (`wgmma.mma_async m64nNk16` f16·f16→f32, sm_90a).
+    pub hgmma_f32: u32,
     /// `IDP.4A` (`__dp4a`).
     pub idp4a: u32,
     /// Integer→float conversions: `I2F*` (sm_80) and `I2FP*` (sm_90).
@@ -126,6 +128,7 @@ impl SassSummary {
             "IMMA" if opcode.starts_with("IMMA.16816.S8.S8") => self.imma_16816_s8 += 1,
             "IMMA" if opcode.starts_with("IMMA.16832.S8.S8") => self.imma_16832_s8 += 1,
             "IGMMA" if opcode.ends_with("x32.S8.S8") => self.igmma_s8 += 1,
+            "HGMMA" if opcode.contains("x16.F32") => self.hgmma_f32 += 1,
             "I2F" | "I2FP" => self.int_to_float += 1,
             "F2I" | "F2IP" => self.float_to_int += 1,
             "BAR" => self.bar += 1,
@@ -375,6 +378,21 @@ mod tests {
         assert_eq!((s[2].stl, s[2].ldl), (2, 2));
         assert_eq!(s[3].stl, 1);
         assert_eq!(s[4].ffma, 1);
+    }
+
+    #[test]
+    fn warpgroup_mmas_are_told_apart() {
+        let mut s = SassSummary::default();
+        for opcode in [
+            "IGMMA.64x64x32.S8.S8",
+            "HGMMA.64x64x16.F32",
+            "HGMMA.64x128x16.F32",
+            "HGMMA.64x64x16.F16",
+        ] {
+            s.record(opcode);
+        }
+        // int8 wgmma (s32 out) and f16 wgmma with f32 accumulation; f16 accumulation is neither.
+        assert_eq!((s.igmma_s8, s.hgmma_f32), (1, 2));
     }
 
     #[test]
