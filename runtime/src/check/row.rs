@@ -111,6 +111,42 @@ pub struct ParityRow {
 /// The prefix of the line a parity child prints its row on.
 pub const ROW_LINE_PREFIX: &str = "mmqgen-parity-row";
 
+/// The field names of a [`FirstBad`] in the result line, for the reference comparison and for the proven one.
+const FIRST_BAD_KEYS: [&str; 5] = [
+    "first_bad_index",
+    "first_bad_token",
+    "first_bad_row",
+    "first_bad_expected",
+    "first_bad_got",
+];
+const PROVEN_FIRST_BAD_KEYS: [&str; 5] = [
+    "proven_first_bad_index",
+    "proven_first_bad_token",
+    "proven_first_bad_row",
+    "proven_first_bad_expected",
+    "proven_first_bad_got",
+];
+
+/// A first bad output as the five fields named by `keys` (index, token, row, expected and got bits), null when
+/// there is none.
+fn first_bad_fields(keys: &[&'static str; 5], bad: Option<FirstBad>) -> [(&'static str, Value); 5] {
+    let value = |f: fn(&FirstBad) -> Value| bad.as_ref().map_or(Value::Null, f);
+    let hex = |bits: u32| Value::Str(format!("{bits:#010x}"));
+    [
+        (keys[0], value(|b| Value::Num(b.index.to_string()))),
+        (keys[1], value(|b| Value::Num(b.token.to_string()))),
+        (keys[2], value(|b| Value::Num(b.row.to_string()))),
+        (
+            keys[3],
+            bad.as_ref().map_or(Value::Null, |b| hex(b.expected_bits)),
+        ),
+        (
+            keys[4],
+            bad.as_ref().map_or(Value::Null, |b| hex(b.got_bits)),
+        ),
+    ]
+}
+
 impl ParityRow {
     /// An empty row for `desc` and `case` (status `Failed` until filled in).
     pub fn new(desc: &VariantDescription, case: &ParityCase) -> ParityRow {
@@ -163,13 +199,8 @@ impl ParityRow {
 
     fn fields(&self) -> Vec<(&'static str, Value)> {
         use Value::*;
-        let bad =
-            |b: Option<FirstBad>, f: fn(&FirstBad) -> Value| b.as_ref().map(f).unwrap_or(Null);
-        fn hex(bits: u32) -> Value {
-            Value::Str(format!("{bits:#010x}"))
-        }
         let opt = |s: &Option<String>| s.clone().map(Str).unwrap_or(Null);
-        vec![
+        let mut fields = vec![
             ("variant", Str(self.variant.clone())),
             ("canonical", Str(self.canonical.clone())),
             ("mode", Str(self.mode.clone())),
@@ -195,46 +226,18 @@ impl ParityRow {
             ("checked", Num(self.checked.to_string())),
             ("mismatches", Num(self.mismatches.to_string())),
             ("unwritten", Num(self.unwritten.to_string())),
-            (
-                "first_bad_index",
-                bad(self.first_bad, |b| Num(b.index.to_string())),
-            ),
-            (
-                "first_bad_token",
-                bad(self.first_bad, |b| Num(b.token.to_string())),
-            ),
-            (
-                "first_bad_row",
-                bad(self.first_bad, |b| Num(b.row.to_string())),
-            ),
-            (
-                "first_bad_expected",
-                bad(self.first_bad, |b| hex(b.expected_bits)),
-            ),
-            ("first_bad_got", bad(self.first_bad, |b| hex(b.got_bits))),
+        ];
+        fields.extend(first_bad_fields(&FIRST_BAD_KEYS, self.first_bad));
+        fields.extend([
             ("proven_by", opt(&self.proven_by)),
             ("proven_checked", Num(self.proven_checked.to_string())),
             ("proven_mismatches", Num(self.proven_mismatches.to_string())),
-            (
-                "proven_first_bad_index",
-                bad(self.proven_first_bad, |b| Num(b.index.to_string())),
-            ),
-            (
-                "proven_first_bad_token",
-                bad(self.proven_first_bad, |b| Num(b.token.to_string())),
-            ),
-            (
-                "proven_first_bad_row",
-                bad(self.proven_first_bad, |b| Num(b.row.to_string())),
-            ),
-            (
-                "proven_first_bad_expected",
-                bad(self.proven_first_bad, |b| hex(b.expected_bits)),
-            ),
-            (
-                "proven_first_bad_got",
-                bad(self.proven_first_bad, |b| hex(b.got_bits)),
-            ),
+        ]);
+        fields.extend(first_bad_fields(
+            &PROVEN_FIRST_BAD_KEYS,
+            self.proven_first_bad,
+        ));
+        fields.extend([
             ("quant_checked", Num(self.quant_checked.to_string())),
             ("quant_mismatches", Num(self.quant_mismatches.to_string())),
             ("quant_first_bad", opt(&self.quant_first_bad)),
@@ -242,7 +245,8 @@ impl ParityRow {
             ("wall_ms", Num(format!("{:.3}", finite(self.wall_ms)))),
             ("kernels_ms", Num(format!("{:.3}", finite(self.kernels_ms)))),
             ("error", opt(&self.error)),
-        ]
+        ]);
+        fields
     }
 
     /// One JSON object (for `--json`), written by serde_json from [`ParityRowJson`].
@@ -299,20 +303,16 @@ impl ParityRow {
             v.parse()
                 .map_err(|_| format!("the result line's field '{k}' = '{v}' is not a number"))
         }
-        fn hex(v: &str) -> Result<u32, String> {
-            u32::from_str_radix(v.trim_start_matches("0x"), 16)
-                .map_err(|_| format!("'{v}' is not a bit pattern"))
-        }
-        let first_bad = |prefix: &str| -> Result<Option<FirstBad>, String> {
-            if !map.contains_key(&format!("{prefix}_index")) {
+        let first_bad = |keys: &[&str; 5]| -> Result<Option<FirstBad>, String> {
+            if !map.contains_key(keys[0]) {
                 return Ok(None);
             }
             Ok(Some(FirstBad {
-                index: num(&map, &format!("{prefix}_index"))?,
-                token: num(&map, &format!("{prefix}_token"))?,
-                row: num(&map, &format!("{prefix}_row"))?,
-                expected_bits: hex(get(&format!("{prefix}_expected"))?)?,
-                got_bits: hex(get(&format!("{prefix}_got"))?)?,
+                index: num(&map, keys[0])?,
+                token: num(&map, keys[1])?,
+                row: num(&map, keys[2])?,
+                expected_bits: parse_bits(get(keys[3])?)?,
+                got_bits: parse_bits(get(keys[4])?)?,
             }))
         };
         Ok(ParityRow {
@@ -340,11 +340,11 @@ impl ParityRow {
             checked: num(&map, "checked")?,
             mismatches: num(&map, "mismatches")?,
             unwritten: num(&map, "unwritten")?,
-            first_bad: first_bad("first_bad")?,
+            first_bad: first_bad(&FIRST_BAD_KEYS)?,
             proven_by: map.get("proven_by").cloned(),
             proven_checked: num(&map, "proven_checked")?,
             proven_mismatches: num(&map, "proven_mismatches")?,
-            proven_first_bad: first_bad("proven_first_bad")?,
+            proven_first_bad: first_bad(&PROVEN_FIRST_BAD_KEYS)?,
             quant_checked: num(&map, "quant_checked")?,
             quant_mismatches: num(&map, "quant_mismatches")?,
             quant_first_bad: map.get("quant_first_bad").cloned(),
@@ -638,6 +638,14 @@ mod tests {
         });
         row.proven_by = Some("r41 (padded)".into());
         row.proven_checked = 4097 * 513;
+        row.proven_mismatches = 1;
+        row.proven_first_bad = Some(FirstBad {
+            index: 7,
+            token: 0,
+            row: 7,
+            expected_bits: 0x0000_0001,
+            got_bits: 0x8000_0000,
+        });
         row.quant_first_bad = Some("q[token 0][1]: want 3, got 4".into());
         row.digest = Some("0123456789abcdef".into());
         row.error = Some("tab\there, newline\nthere, back\\slash, \"quoted\"".into());
@@ -652,7 +660,8 @@ mod tests {
         assert!(json.contains("\"first_bad_got\":\"0xffc0dead\""));
         assert!(json
             .contains("\"error\":\"tab\\there, newline\\nthere, back\\\\slash, \\\"quoted\\\"\""));
-        assert!(json.contains("\"proven_first_bad_index\":null"));
+        assert!(json.contains("\"proven_first_bad_index\":7"));
+        assert!(json.contains("\"proven_first_bad_got\":\"0x80000000\""));
         assert!(json.contains("\"full\":false"));
         assert!(json.contains("\"mutant\":\"off_by_one_token_edge\""));
         assert!(json.contains("\"kernel_fault\":true"));
