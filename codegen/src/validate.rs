@@ -27,6 +27,26 @@ pub const fn engine_tile(engine: Engine) -> (u32, u32) {
 
 /// Outputs one lane may own; beyond this the accumulators no longer fit the register file.
 pub const MAX_OUTPUTS_PER_LANE: u32 = 64;
+/// The legal `ksplit` values: each split takes whole numerics segments.
+pub const KSPLITS: [u32; 3] = [1, 2, 4];
+/// The legal `stages` values.
+pub const STAGES: [u32; 4] = [1, 2, 3, 4];
+
+/// `a, b or c`, as the sentences spell a short list of legal values.
+fn one_of(values: &[u32]) -> String {
+    match values {
+        [] => String::new(),
+        [only] => only.to_string(),
+        [rest @ .., last] => format!(
+            "{} or {last}",
+            rest.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 /// Threads per block CUDA allows.
 pub const MAX_THREADS: u32 = 1024;
 
@@ -348,10 +368,11 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     }
     check(
         &mut errors,
-        matches!(desc.ksplit, 1 | 2 | 4),
+        KSPLITS.contains(&desc.ksplit),
         "ksplit",
         format!(
-            "ksplit must be 1, 2 or 4 (each split takes whole {}-value segments); got {}",
+            "ksplit must be {} (each split takes whole {}-value segments); got {}",
+            one_of(&KSPLITS),
             SEGMENT_SUPERBLOCKS * SUPERBLOCK_K,
             desc.ksplit
         ),
@@ -380,9 +401,9 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     );
     check(
         &mut errors,
-        (1..=4).contains(&desc.stages),
+        STAGES.contains(&desc.stages),
         "stages",
-        format!("stages must be 1, 2, 3 or 4; got {}", desc.stages),
+        format!("stages must be {}; got {}", one_of(&STAGES), desc.stages),
     );
     check(
         &mut errors,
@@ -419,7 +440,10 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         &mut errors,
         !desc.archs.is_empty(),
         "archs",
-        "archs must name at least one of sm_80, sm_90".to_string(),
+        format!(
+            "archs must name at least one of {}",
+            Arch::ALL.map(Arch::keyword).join(", ")
+        ),
     );
     check(
         &mut errors,
