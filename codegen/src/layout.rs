@@ -154,7 +154,9 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
             // Per row and 16-wide sub-block: the f16x2 pairs of 16*(sc>>4) and sc&15.
             (
                 "smem_scale_pairs",
-                desc.nbj.saturating_mul(desc.kdr * 2).saturating_mul(8),
+                desc.nbj
+                    .saturating_mul(desc.kdr.saturating_mul(2))
+                    .saturating_mul(8),
                 desc.kdr.saturating_mul(2 * 8),
             ),
         ] {

@@ -131,19 +131,12 @@ const PROVEN_FIRST_BAD_KEYS: [&str; 5] = [
 /// there is none.
 fn first_bad_fields(keys: &[&'static str; 5], bad: Option<FirstBad>) -> [(&'static str, Value); 5] {
     let value = |f: fn(&FirstBad) -> Value| bad.as_ref().map_or(Value::Null, f);
-    let hex = |bits: u32| Value::Str(format!("{bits:#010x}"));
     [
         (keys[0], value(|b| Value::Num(b.index.to_string()))),
         (keys[1], value(|b| Value::Num(b.token.to_string()))),
         (keys[2], value(|b| Value::Num(b.row.to_string()))),
-        (
-            keys[3],
-            bad.as_ref().map_or(Value::Null, |b| hex(b.expected_bits)),
-        ),
-        (
-            keys[4],
-            bad.as_ref().map_or(Value::Null, |b| hex(b.got_bits)),
-        ),
+        (keys[3], value(|b| Value::Str(hex_bits(b.expected_bits)))),
+        (keys[4], value(|b| Value::Str(hex_bits(b.got_bits)))),
     ]
 }
 
@@ -626,6 +619,7 @@ mod tests {
         };
         let mut row = ParityRow::new(&desc, &case);
         assert_eq!(ParityRow::decode(&row.encode()), Ok(row.clone()));
+        assert!(row.to_json().contains("\"proven_first_bad_index\":null"));
         row.status = Status::Mismatch;
         row.checked = 12_290;
         row.mismatches = 2;
