@@ -29,10 +29,13 @@ pub struct SharedLayout {
     pub stages: u32,
     /// One f32 per output of the block tile after the stages (`totals = shared`), else 0.
     pub totals_bytes: u32,
-    /// Regions written once per window from the staged one, after the stages and the totals (engine
-    /// `wgmma_f16_regfold`: the window's tokens in f16, its activation scales chunk-major, its weight scale
-    /// pairs); their offsets count from the start of shared memory. Empty for other engines.
+    /// Regions each window's tokens are written into during the window before it, after the stages and the
+    /// totals (engine `wgmma_f16_regfold`: the tokens in f16, the activation scales chunk-major), in
+    /// `window_buffers` buffers of `window_buffer_bytes`; their offsets count from the start of shared memory and
+    /// are those of buffer 0. Empty for other engines.
     pub window_regions: Vec<Region>,
+    pub window_buffers: u32,
+    pub window_buffer_bytes: u32,
     pub total_bytes: u32,
 }
 
@@ -112,21 +115,24 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
             push("smem_weight_d", desc.nbj.saturating_mul(4), 4);
         }
     }
-    push(
-        "smem_activations",
-        desc.tile_n.saturating_mul(staged_row),
-        row_stride,
-    );
-    let scales_per_token = match desc.mode {
-        NumericsMode::IntPer256 => 1,
-        _ => desc.kdr,
-    };
-    push(
-        "smem_activation_d",
-        desc.tile_n
-            .saturating_mul(scales_per_token.saturating_mul(4)),
-        scales_per_token.saturating_mul(4),
-    );
+    // The f16 engine brings its tokens through registers into its window regions (below), not through a stage.
+    if desc.engine != Engine::WgmmaF16Regfold {
+        push(
+            "smem_activations",
+            desc.tile_n.saturating_mul(staged_row),
+            row_stride,
+        );
+        let scales_per_token = match desc.mode {
+            NumericsMode::IntPer256 => 1,
+            _ => desc.kdr,
+        };
+        push(
+            "smem_activation_d",
+            desc.tile_n
+                .saturating_mul(scales_per_token.saturating_mul(4)),
+            scales_per_token.saturating_mul(4),
+        );
+    }
     let stage_bytes = offset;
     let totals_bytes = match desc.totals {
         Totals::Registers => 0,
@@ -136,6 +142,8 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         .saturating_mul(desc.stages)
         .saturating_add(totals_bytes);
     let mut window_regions = Vec::new();
+    let mut window_buffers = 0;
+    let mut window_buffer_bytes = 0u32;
     if desc.engine == Engine::WgmmaF16Regfold {
         let window_k = desc.kdr.saturating_mul(32);
         for (name, bytes, row_stride) in [
@@ -151,23 +159,19 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
                 desc.tile_n.saturating_mul(desc.kdr).saturating_mul(4),
                 desc.tile_n.saturating_mul(4),
             ),
-            // Per row and 16-wide sub-block: the f16x2 pairs of 16*(sc>>4) and sc&15.
-            (
-                "smem_scale_pairs",
-                desc.nbj
-                    .saturating_mul(desc.kdr.saturating_mul(2))
-                    .saturating_mul(8),
-                desc.kdr.saturating_mul(2 * 8),
-            ),
         ] {
             window_regions.push(Region {
                 name,
-                offset: total_bytes,
+                offset: total_bytes.saturating_add(window_buffer_bytes),
                 bytes,
                 row_stride,
             });
-            total_bytes = total_bytes.saturating_add(round16(bytes));
+            window_buffer_bytes = window_buffer_bytes.saturating_add(round16(bytes));
         }
+        // Two buffers: the window the wgmmas read, and the next one, written at the end of this one.
+        window_buffers = 2;
+        total_bytes =
+            total_bytes.saturating_add(window_buffer_bytes.saturating_mul(window_buffers));
     }
     SharedLayout {
         regions,
@@ -175,6 +179,8 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         stages: desc.stages,
         totals_bytes,
         window_regions,
+        window_buffers,
+        window_buffer_bytes,
         total_bytes,
     }
 }
@@ -234,6 +240,8 @@ fn stream_layout(desc: &VariantDescription) -> SharedLayout {
         stages: 1,
         totals_bytes: 0,
         window_regions: Vec::new(),
+        window_buffers: 0,
+        window_buffer_bytes: 0,
         total_bytes: offset,
     }
 }

@@ -240,14 +240,49 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         );
         check(
             &mut errors,
-            desc.cp_async_activations == CpAsync::B16 && desc.stages >= 2,
+            desc.stages >= 2,
             "stages",
             format!(
-                "engine {} pipelines its copies: cp_async_activations must be 16 and stages at \
-                 least 2; got {} and {}",
-                desc.engine, desc.cp_async_activations, desc.stages
+                "engine {} pipelines its weight copies: stages must be at least 2; got {}",
+                desc.engine, desc.stages
             ),
         );
+        if desc.engine == Engine::WgmmaF16Regfold {
+            check(
+                &mut errors,
+                desc.cp_async_activations == CpAsync::Off,
+                "cp_async_activations",
+                format!(
+                    "engine {} loads each window's tokens into registers during the window before and \
+                     converts them to f16 itself: cp_async_activations must be off; got {}",
+                    desc.engine, desc.cp_async_activations
+                ),
+            );
+            check(
+                &mut errors,
+                desc.tile_n
+                    .saturating_mul(8)
+                    .is_multiple_of(desc.threads().max(1)),
+                "tile_n",
+                format!(
+                    "engine {} has every thread load an equal share of a window's tile_n x 8 activation \
+                     scales: tile_n x 8 must be a multiple of the block's {} threads; got tile_n = {}",
+                    desc.engine,
+                    desc.threads(),
+                    desc.tile_n
+                ),
+            );
+        } else {
+            check(
+                &mut errors,
+                desc.cp_async_activations == CpAsync::B16,
+                "cp_async_activations",
+                format!(
+                    "engine {} stages its tokens with cp.async: cp_async_activations must be 16; got {}",
+                    desc.engine, desc.cp_async_activations
+                ),
+            );
+        }
     }
     if desc.engine == Engine::StreamDp4a {
         validate_stream(desc, &mut errors);
@@ -407,10 +442,14 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     );
     check(
         &mut errors,
-        desc.stages == 1 || desc.cp_async_activations.is_on() || desc.cp_async_plane.is_on(),
+        desc.stages == 1
+            || desc.cp_async_activations.is_on()
+            || desc.cp_async_plane.is_on()
+            || desc.engine.folds_in_registers(),
         "stages",
         format!(
-            "stages = {} overlaps copies with compute, so it needs cp_async_activations or cp_async_plane on",
+            "stages = {} overlaps copies with compute, so it needs cp_async_activations or cp_async_plane on \
+             (or an engine that folds in registers, whose weight copies are cp.async)",
             desc.stages
         ),
     );

@@ -252,8 +252,12 @@ struct RenderContext {
     dynamic_shared: bool,
     /// The regions of one stage, in layout order.
     regions: Vec<RegionContext>,
-    /// The regions written once per window after the stages (offsets from the start of shared memory).
+    /// The regions each window's tokens are written into during the window before, after the stages (offsets
+    /// from the start of shared memory, of buffer 0).
     window_regions: Vec<RegionContext>,
+    /// Buffers of the window regions, and the bytes of one.
+    window_buffers: u32,
+    window_buffer_bytes: u32,
     /// The raw and padded weight layouts.
     layouts: Vec<LayoutContext>,
     /// The scale arms read from the blocks (`narrow`, `wide`), each once; empty for the register fold.
@@ -314,7 +318,7 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
 fn region_stride_used(desc: &VariantDescription, name: &str) -> bool {
     match name {
         // The per-window regions are indexed as plain arrays or core matrices.
-        "smem_tokens_f16" | "smem_activation_d_by_chunk" | "smem_scale_pairs" => false,
+        "smem_tokens_f16" | "smem_activation_d_by_chunk" => false,
         "smem_weights" => desc.engine != Engine::WgmmaK32Prefolded,
         "smem_activations" => !desc.engine.is_wgmma(),
         // The streaming engine's regions are one slice per warp.
@@ -354,7 +358,9 @@ fn render_context(
         (_, 256) => 4,
         (bytes, _) => bytes.min(4 * desc.kdr),
     };
-    let mut cp_async_widths: Vec<u32> = [cpa, cpp, activation_scale_piece]
+    // The register-fold engines copy the padded layout's blocks 16 bytes at a time with cp.async.
+    let block_copies = if regfold { 16 } else { 0 };
+    let mut cp_async_widths: Vec<u32> = [cpa, cpp, activation_scale_piece, block_copies]
         .into_iter()
         .filter(|w| *w > 0)
         .collect();
@@ -447,6 +453,8 @@ fn render_context(
         dynamic_shared: layout.total_bytes > STATIC_SHARED_LIMIT,
         regions,
         window_regions,
+        window_buffers: layout.window_buffers,
+        window_buffer_bytes: layout.window_buffer_bytes,
         layouts,
         block_fetches,
         needs_scale_words,

@@ -12,7 +12,6 @@ const V: VariantDescription = mmqgen_macros::variant! {
     warps_n: 1,
     scale_fetch: narrow,
     expand: uint4,
-    cp_async_activations: 16,
     stages: 2,
     accumulator_sets: 2,
     archs: [sm_90],

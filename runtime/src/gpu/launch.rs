@@ -21,7 +21,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
 use mmqgen_codegen::{
-    canonical_name, shared_layout, Engine, NumericsMode, ScaleFetch, VariantDescription,
+    canonical_name, shared_layout, NumericsMode, ScaleFetch, VariantDescription,
     SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 use mmqgen_reference::activations::QuantizedActivations;
@@ -432,9 +432,11 @@ pub struct LoadedVariant {
     group: u32,
     gpu_name: String,
     ordinal: usize,
-    /// Whether the matmul is queued as a programmatic dependent of the quantizer (PDL, sm_90 and later): only
-    /// kernels that wait for it (`griddepcontrol.wait`) before their first activation read are.
+    /// Whether the matmul and the combine are queued as programmatic dependents of the kernel before them (PDL,
+    /// sm_90 and later, where every kernel of the module waits for its predecessor with `griddepcontrol.wait`).
     programmatic: bool,
+    /// The GPU's SM count: a matmul grid smaller than it is queued the ordinary way (see `matmul_entry`).
+    multiprocessors: u32,
 }
 
 impl std::fmt::Debug for LoadedVariant {
@@ -617,7 +619,8 @@ impl LoadedVariant {
             group: desc.mode.activation_group(),
             gpu_name: info.name.clone(),
             ordinal: info.ordinal,
-            programmatic: waits_for_quantizer(desc) && info.compute_capability.0 >= 9,
+            programmatic: info.compute_capability.0 >= 9,
+            multiprocessors: info.multiprocessors,
         })
     }
 
@@ -803,44 +806,39 @@ impl LoadedVariant {
             Some(folded) if self.desc.engine.is_prefolded() => folded,
             _ => weights.bytes(),
         };
-        if self.programmatic {
-            // The streaming engine takes neither a plane nor segments (docs/KERNELS.md).
-            let (weights_ptr, _w) = weight_bytes.device_ptr(stream);
-            let (act_q, _q) = ws.act_q.device_ptr(stream);
-            let (act_d, _d) = ws.act_d.device_ptr(stream);
-            let (out_ptr, _o) = out.device_ptr_mut(stream);
-            let mut args: [*mut std::ffi::c_void; 9] = [
-                &weights_ptr as *const u64 as *mut _,
-                &null as *const u64 as *mut _,
-                &act_q as *const u64 as *mut _,
-                &act_d as *const u64 as *mut _,
-                &out_ptr as *const u64 as *mut _,
-                &null as *const u64 as *mut _,
-                &mi as *const i32 as *mut _,
-                &ni as *const i32 as *mut _,
-                &ki as *const i32 as *mut _,
-            ];
-            // SAFETY: as below; `args` points at locals that outlive the call, which copies them.
-            return launch(&kernel.info.name, cfg, || unsafe {
-                launch_programmatic(&kernel.func, cfg, stream, &mut args)
-            });
-        }
-        let mut b = stream.launch_builder(&kernel.func);
-        b.arg(weight_bytes);
-        match plane {
-            Some(p) => b.arg(p),
-            None => b.arg(&null),
+        let (weights_ptr, _w) = weight_bytes.device_ptr(stream);
+        let plane_view = plane.map(|p| p.device_ptr(stream));
+        let plane_ptr = plane_view.as_ref().map_or(null, |(p, _)| *p);
+        let (act_q, _q) = ws.act_q.device_ptr(stream);
+        let (act_d, _d) = ws.act_d.device_ptr(stream);
+        let (out_ptr, _o) = out.device_ptr_mut(stream);
+        let segments_view = match (self.desc.ksplit > 1, ws.segments.as_mut()) {
+            (true, Some(s)) => Some(s.device_ptr_mut(stream)),
+            _ => None,
         };
-        b.arg(&ws.act_q).arg(&ws.act_d).arg(&mut *out);
-        match (self.desc.ksplit > 1, ws.segments.as_mut()) {
-            (true, Some(s)) => b.arg(s),
-            _ => b.arg(&null),
-        };
-        b.arg(&mi).arg(&ni).arg(&ki);
-        // SAFETY: the argument list is docs/KERNELS.md's ARGS; check_matmul verified the output (n*m), the
-        // quantized activations (n*K, n*K/G), the segment buffer (nseg*n*m when ksplit > 1) and the plane; the
-        // weights hold m*K/256 blocks of their layout by construction.
-        launch(&kernel.info.name, cfg, || unsafe { b.launch(cfg) })
+        let segments_ptr = segments_view.as_ref().map_or(null, |(p, _)| *p);
+        let mut args: [*mut std::ffi::c_void; 9] = [
+            &weights_ptr as *const u64 as *mut _,
+            &plane_ptr as *const u64 as *mut _,
+            &act_q as *const u64 as *mut _,
+            &act_d as *const u64 as *mut _,
+            &out_ptr as *const u64 as *mut _,
+            &segments_ptr as *const u64 as *mut _,
+            &mi as *const i32 as *mut _,
+            &ni as *const i32 as *mut _,
+            &ki as *const i32 as *mut _,
+        ];
+        // SAFETY: `args` is docs/KERNELS.md's ARGS, pointing at locals that outlive the call (which copies them);
+        // check_matmul verified the output (n*m), the quantized activations (n*K, n*K/G), the segment buffer
+        // (nseg*n*m when ksplit > 1) and the plane; the weights hold m*K/256 blocks of their layout by
+        // construction.
+        // A grid with fewer blocks than SMs is queued the ordinary way: queued early, such grids ran up to 1.4x
+        // slower (docs/PERF.md, decode log 10; presumably their blocks double up on the SMs the quantizer leaves).
+        let blocks = cfg.grid_dim.0 * cfg.grid_dim.1 * cfg.grid_dim.2;
+        let programmatic = self.programmatic && blocks >= self.multiprocessors;
+        launch(&kernel.info.name, cfg, || unsafe {
+            launch_maybe_programmatic(programmatic, &kernel.func, cfg, stream, &mut args)
+        })
     }
 
     /// Queues only the split-K combine: the workspace's segment partials into `out` (`[n][m]`).
@@ -871,10 +869,20 @@ impl LoadedVariant {
             .as_ref()
             .expect("check_segments found the segment buffer");
         let cfg = combine_config(m, n);
-        let mut b = stream.launch_builder(&combine.func);
-        b.arg(segments).arg(&mut *out).arg(&mi).arg(&ni).arg(&ki);
-        // SAFETY: the combine's ABI (docs/KERNELS.md); the segments hold nseg*n*m values and out n*m.
-        launch(&combine.info.name, cfg, || unsafe { b.launch(cfg) })
+        let (segments_ptr, _s) = segments.device_ptr(stream);
+        let (out_ptr, _o) = out.device_ptr_mut(stream);
+        let mut args: [*mut std::ffi::c_void; 5] = [
+            &segments_ptr as *const u64 as *mut _,
+            &out_ptr as *const u64 as *mut _,
+            &mi as *const i32 as *mut _,
+            &ni as *const i32 as *mut _,
+            &ki as *const i32 as *mut _,
+        ];
+        // SAFETY: the combine's ABI (docs/KERNELS.md), pointing at locals that outlive the call; the segments
+        // hold nseg*n*m values and out n*m.
+        launch(&combine.info.name, cfg, || unsafe {
+            launch_maybe_programmatic(self.programmatic, &combine.func, cfg, stream, &mut args)
+        })
     }
 
     /// One line for logs.
@@ -901,10 +909,37 @@ impl LoadedVariant {
     }
 }
 
-/// Whether a variant's matmul waits for the quantizer itself (`griddepcontrol.wait` before its first activation
-/// read, docs/KERNELS.md), so that it may be queued as the quantizer's programmatic dependent.
-pub fn waits_for_quantizer(desc: &VariantDescription) -> bool {
-    desc.engine == Engine::StreamDp4a
+/// Queues `func` as the previous kernel's programmatic dependent when `programmatic` (sm_90, where every kernel of
+/// a module waits for its predecessor's results with `griddepcontrol.wait`, docs/KERNELS.md), else the ordinary
+/// way.
+///
+/// # Safety
+/// `args` must be the kernel's parameters, each pointing at a value of the parameter's type.
+unsafe fn launch_maybe_programmatic(
+    programmatic: bool,
+    func: &CudaFunction,
+    cfg: LaunchConfig,
+    stream: &CudaStream,
+    args: &mut [*mut std::ffi::c_void],
+) -> Result<(), DriverError> {
+    if programmatic {
+        return launch_programmatic(func, cfg, stream, args);
+    }
+    stream.context().bind_to_thread()?;
+    sys::cuLaunchKernel(
+        func.cu_function(),
+        cfg.grid_dim.0,
+        cfg.grid_dim.1,
+        cfg.grid_dim.2,
+        cfg.block_dim.0,
+        cfg.block_dim.1,
+        cfg.block_dim.2,
+        cfg.shared_mem_bytes,
+        stream.cu_stream(),
+        args.as_mut_ptr(),
+        std::ptr::null_mut(),
+    )
+    .result()
 }
 
 /// `cuLaunchKernelEx` with programmatic stream serialization (PDL): the kernel's blocks may start, and load
