@@ -21,7 +21,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
 use mmqgen_codegen::{
-    canonical_name, shared_layout, NumericsMode, ScaleFetch, VariantDescription,
+    canonical_name, shared_layout, Engine, NumericsMode, ScaleFetch, VariantDescription,
     SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 use mmqgen_reference::activations::QuantizedActivations;
@@ -435,8 +435,9 @@ pub struct LoadedVariant {
     /// Whether the matmul and the combine are queued as programmatic dependents of the kernel before them (PDL,
     /// sm_90 and later, where every kernel of the module waits for its predecessor with `griddepcontrol.wait`).
     programmatic: bool,
-    /// The GPU's SM count: a matmul grid smaller than it is queued the ordinary way (see `matmul_entry`).
-    multiprocessors: u32,
+    /// The fewest blocks a matmul grid (raw, padded) needs to be queued programmatically (see
+    /// `programmatic_min_blocks`).
+    programmatic_min_blocks: [u32; 2],
 }
 
 impl std::fmt::Debug for LoadedVariant {
@@ -605,6 +606,10 @@ impl LoadedVariant {
             }
         }
 
+        ctx.bind_to_thread()
+            .map_err(|e| DeviceError::cuda("binding the context to this thread", e))?;
+        let programmatic_min_blocks = [&raw, &padded]
+            .map(|k| programmatic_min_blocks(desc, k, dynamic_shared, info.multiprocessors));
         Ok(LoadedVariant {
             desc: desc.clone(),
             canonical,
@@ -620,7 +625,7 @@ impl LoadedVariant {
             gpu_name: info.name.clone(),
             ordinal: info.ordinal,
             programmatic: info.compute_capability.0 >= 9,
-            multiprocessors: info.multiprocessors,
+            programmatic_min_blocks,
         })
     }
 
@@ -832,10 +837,12 @@ impl LoadedVariant {
         // check_matmul verified the output (n*m), the quantized activations (n*K, n*K/G), the segment buffer
         // (nseg*n*m when ksplit > 1) and the plane; the weights hold m*K/256 blocks of their layout by
         // construction.
-        // A grid with fewer blocks than SMs is queued the ordinary way: queued early, such grids ran up to 1.4x
-        // slower (docs/PERF.md, decode log 10; presumably their blocks double up on the SMs the quantizer leaves).
         let blocks = cfg.grid_dim.0 * cfg.grid_dim.1 * cfg.grid_dim.2;
-        let programmatic = self.programmatic && blocks >= self.multiprocessors;
+        let min_blocks = match weights.layout() {
+            Layout::Raw => self.programmatic_min_blocks[0],
+            Layout::Padded => self.programmatic_min_blocks[1],
+        };
+        let programmatic = self.programmatic && blocks >= min_blocks;
         launch(&kernel.info.name, cfg, || unsafe {
             launch_maybe_programmatic(programmatic, &kernel.func, cfg, stream, &mut args)
         })
@@ -907,6 +914,32 @@ impl LoadedVariant {
             kernels.join(", ")
         )
     }
+}
+
+/// The fewest blocks a matmul grid needs to be queued as the quantizer's programmatic dependent. The streaming
+/// engine always is (it loads weights before it waits: docs/PERF.md, decode log 7). The other engines wait
+/// before their first copy, and a grid that leaves room for more than one more block on each SM ran up to 1.4x
+/// slower queued early (decode log 10; its blocks presumably pile onto the SMs first free), so they need
+/// `SMs x (resident blocks per SM - 1)` blocks; one that fits once per SM always qualifies.
+fn programmatic_min_blocks(
+    desc: &VariantDescription,
+    kernel: &Kernel,
+    dynamic_shared: u32,
+    multiprocessors: u32,
+) -> u32 {
+    if desc.engine == Engine::StreamDp4a {
+        return 0;
+    }
+    // Without the occupancy, never early.
+    let resident = kernel
+        .func
+        .occupancy_max_active_blocks_per_multiprocessor(
+            desc.threads(),
+            dynamic_shared as usize,
+            None,
+        )
+        .unwrap_or(u32::MAX / multiprocessors.max(1));
+    multiprocessors.saturating_mul(resident.saturating_sub(1))
 }
 
 /// Queues `func` as the previous kernel's programmatic dependent when `programmatic` (sm_90, where every kernel of
