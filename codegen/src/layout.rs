@@ -80,7 +80,13 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         offset = offset.saturating_add(round16(bytes));
     };
     if regfold {
-        let block_row = PADDED_BLOCK_BYTES + ROW_PAD_BYTES;
+        // The f16 fold reads 8 bytes of 4 rows per half-warp: 224-byte rows put them in 4 different 32-byte
+        // quarters of the banks, where the pad would make two of them collide.
+        let block_row = if desc.engine == Engine::WgmmaF16Regfold {
+            PADDED_BLOCK_BYTES
+        } else {
+            PADDED_BLOCK_BYTES + ROW_PAD_BYTES
+        };
         push(
             "smem_weights",
             desc.nbj.saturating_mul(block_row),

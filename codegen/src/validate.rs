@@ -258,6 +258,8 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                     desc.engine, desc.cp_async_activations
                 ),
             );
+            // With warps_m a multiple of 4 this also makes the tokens per warp a multiple of 16, which the
+            // 16-byte loads of a lane's activation scales need.
             check(
                 &mut errors,
                 desc.tile_n

@@ -127,6 +127,11 @@ pub struct BenchArgs {
     /// Keep compiled cubins in DIR between runs.
     #[arg(long, value_name = "DIR")]
     pub cubin_cache: Option<PathBuf>,
+
+    /// Reuse one buffer set per contestant for every call, so that weights which fit stay in L2 (how ggml's
+    /// test-backend-ops times, reusing its tensors); by default every call reads cold weights.
+    #[arg(long)]
+    pub warm_weights: bool,
 }
 
 /// The variants to time: `--ab A B`, else the `--variant`s, else every one with `--all`, else the default set.
@@ -192,6 +197,7 @@ pub fn config(args: &BenchArgs) -> BenchConfig {
             CublasOutArg::F32 => CublasOut::F32,
         },
         parity_samples: args.parity_samples,
+        warm_weights: args.warm_weights,
         cubin_cache: args.cubin_cache.clone(),
     }
 }

@@ -52,6 +52,9 @@ pub struct BenchConfig {
     pub parity_samples: usize,
     /// Where compiled cubins are kept between runs.
     pub cubin_cache: Option<PathBuf>,
+    /// One buffer set per contestant, reused by every call, so that weights which fit stay in L2 (as in ggml's
+    /// `test-backend-ops perf`, which reuses its tensors); by default each call reads cold weights.
+    pub warm_weights: bool,
 }
 
 impl Default for BenchConfig {
@@ -66,6 +69,7 @@ impl Default for BenchConfig {
             cublas_out: CublasOut::Input,
             parity_samples: DEFAULT_PARITY_SAMPLES,
             cubin_cache: None,
+            warm_weights: false,
         }
     }
 }

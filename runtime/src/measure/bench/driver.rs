@@ -424,7 +424,11 @@ fn run_shape(
             "no variant passed parity and no baseline is left to time".to_string(),
         ));
     };
-    let sets = buffer_sets(rc.l2_bytes, smallest);
+    let sets = if rc.cfg.warm_weights {
+        1
+    } else {
+        buffer_sets(rc.l2_bytes, smallest)
+    };
     result.buffer_sets = sets;
     result.rotation_bytes = sets * smallest;
     let t = Instant::now();

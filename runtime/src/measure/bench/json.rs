@@ -35,6 +35,9 @@ pub struct BenchRow {
     pub k: usize,
     pub buffer_sets: usize,
     pub rotation_bytes: usize,
+    /// `--warm-weights`: one buffer set reused by every call (absent in rows written before the option).
+    #[serde(default)]
+    pub warm_weights: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -280,6 +283,7 @@ impl BenchReport {
             k: s.shape.k,
             buffer_sets: s.buffer_sets,
             rotation_bytes: s.rotation_bytes,
+            warm_weights: self.config.warm_weights,
             variant: None,
             canonical: None,
             status: String::new(),

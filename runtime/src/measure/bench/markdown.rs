@@ -71,8 +71,7 @@ impl BenchReport {
         };
         format!(
             "{} ({}, {} SMs), driver {} (CUDA {}), NVRTC {}, commit {}, {}. Weights in the {} layout; \
-             {} warm-up and {} timed calls per contestant, interleaved, each on a buffer set (inputs and \
-             output) of its own so that every call reads cold weights (L2 {} MiB, {}). Times are CUDA-event \
+             {} warm-up and {} timed calls per contestant, interleaved, {} (L2 {} MiB, {}). Times are CUDA-event \
              medians (µs) of the whole call: activation quantizer + matmul (+ split-K combine); 'quantizer \
              alone' times that kernel by itself. TFLOPS count 2·m·n·K. 'x cuBLAS' = cuBLAS time / this time \
              (above 1: faster than cuBLAS), cuBLAS via cublasGemmEx on the same blocks dequantized (each \
@@ -92,6 +91,12 @@ impl BenchReport {
             self.config.layout,
             self.config.warmup,
             self.config.repeats,
+            if self.config.warm_weights {
+                "all on one buffer set (inputs and output) per contestant, so that weights which fit stay in \
+                 L2 from call to call, as in ggml's test-backend-ops (--warm-weights)"
+            } else {
+                "each on a buffer set (inputs and output) of its own so that every call reads cold weights"
+            },
             self.info.l2_bytes >> 20,
             self.info.l2_source,
             match self.info.copy {

@@ -260,7 +260,7 @@ impl BenchReport {
                 }
             }
             let l2x3 = ROTATION_L2_MULTIPLE * self.info.l2_bytes;
-            if s.buffer_sets > 0 && s.rotation_bytes <= l2x3 {
+            if !self.config.warm_weights && s.buffer_sets > 0 && s.rotation_bytes <= l2x3 {
                 notes.push(format!(
                     "{}: the {} buffer sets hold {} MiB, not more than {} x L2 ({} MiB), so some calls may \
                      read warm inputs",
