@@ -822,27 +822,27 @@ impl LoadedVariant {
             _ => None,
         };
         let segments_ptr = segments_view.as_ref().map_or(null, |(p, _)| *p);
-        let mut args: [*mut std::ffi::c_void; 9] = [
-            &weights_ptr as *const u64 as *mut _,
-            &plane_ptr as *const u64 as *mut _,
-            &act_q as *const u64 as *mut _,
-            &act_d as *const u64 as *mut _,
-            &out_ptr as *const u64 as *mut _,
-            &segments_ptr as *const u64 as *mut _,
-            &mi as *const i32 as *mut _,
-            &ni as *const i32 as *mut _,
-            &ki as *const i32 as *mut _,
+        let mut args = [
+            kernel_arg(&weights_ptr),
+            kernel_arg(&plane_ptr),
+            kernel_arg(&act_q),
+            kernel_arg(&act_d),
+            kernel_arg(&out_ptr),
+            kernel_arg(&segments_ptr),
+            kernel_arg(&mi),
+            kernel_arg(&ni),
+            kernel_arg(&ki),
         ];
-        // SAFETY: `args` is docs/KERNELS.md's ARGS, pointing at locals that outlive the call (which copies them);
-        // check_matmul verified the output (n*m), the quantized activations (n*K, n*K/G), the segment buffer
-        // (nseg*n*m when ksplit > 1) and the plane; the weights hold m*K/256 blocks of their layout by
-        // construction.
         let blocks = cfg.grid_dim.0 * cfg.grid_dim.1 * cfg.grid_dim.2;
         let min_blocks = match weights.layout() {
             Layout::Raw => self.programmatic_min_blocks[0],
             Layout::Padded => self.programmatic_min_blocks[1],
         };
         let programmatic = self.programmatic && blocks >= min_blocks;
+        // SAFETY: `args` is docs/KERNELS.md's ARGS, pointing at locals that outlive the call (which copies them);
+        // check_matmul verified the output (n*m), the quantized activations (n*K, n*K/G), the segment buffer
+        // (nseg*n*m when ksplit > 1) and the plane; the weights hold m*K/256 blocks of their layout by
+        // construction.
         launch(&kernel.info.name, cfg, || unsafe {
             launch_maybe_programmatic(programmatic, &kernel.func, cfg, stream, &mut args)
         })
@@ -878,12 +878,12 @@ impl LoadedVariant {
         let cfg = combine_config(m, n);
         let (segments_ptr, _s) = segments.device_ptr(stream);
         let (out_ptr, _o) = out.device_ptr_mut(stream);
-        let mut args: [*mut std::ffi::c_void; 5] = [
-            &segments_ptr as *const u64 as *mut _,
-            &out_ptr as *const u64 as *mut _,
-            &mi as *const i32 as *mut _,
-            &ni as *const i32 as *mut _,
-            &ki as *const i32 as *mut _,
+        let mut args = [
+            kernel_arg(&segments_ptr),
+            kernel_arg(&out_ptr),
+            kernel_arg(&mi),
+            kernel_arg(&ni),
+            kernel_arg(&ki),
         ];
         // SAFETY: the combine's ABI (docs/KERNELS.md), pointing at locals that outlive the call; the segments
         // hold nseg*n*m values and out n*m.
@@ -914,6 +914,11 @@ impl LoadedVariant {
             kernels.join(", ")
         )
     }
+}
+
+/// One kernel parameter for `cuLaunchKernel*`: the address of the value the driver copies.
+fn kernel_arg<T>(value: &T) -> *mut std::ffi::c_void {
+    value as *const T as *mut std::ffi::c_void
 }
 
 /// The fewest blocks a matmul grid needs to be queued as the quantizer's programmatic dependent. The streaming

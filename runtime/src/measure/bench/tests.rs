@@ -420,3 +420,45 @@ fn bench_runs_on_the_gpu() {
     let baselines = usize::from(s.cublas_bf16.is_some()) + usize::from(s.cublas_f16.is_some());
     assert_eq!(report.json_lines().len(), baselines + descs.len());
 }
+
+#[test]
+fn warm_weights_is_said_in_the_legend_and_rows_and_silences_the_rotation_note() {
+    let shape = Shape::new(4096, 1, 4096);
+    let mut one_set = shape_result(shape, vec![variant("a", Some(11.0))], 15.0);
+    one_set.buffer_sets = 1;
+    one_set.rotation_bytes = 14 << 20;
+
+    // Cold (the default): one small set is a rotation under three L2s, which the notes flag.
+    let cold = report(vec![one_set.clone()]);
+    assert!(
+        cold.legend().contains("every call reads cold weights"),
+        "{}",
+        cold.legend()
+    );
+    assert!(
+        cold.notes()
+            .iter()
+            .any(|n| n.contains("may read warm inputs")),
+        "{:?}",
+        cold.notes()
+    );
+    assert!(cold.json_rows().iter().all(|r| !r.warm_weights));
+
+    // Warm: asked for, so said plainly and not flagged.
+    let mut warm = report(vec![one_set]);
+    warm.config.warm_weights = true;
+    assert!(
+        warm.legend().contains("--warm-weights"),
+        "{}",
+        warm.legend()
+    );
+    assert!(
+        !warm
+            .notes()
+            .iter()
+            .any(|n| n.contains("may read warm inputs")),
+        "{:?}",
+        warm.notes()
+    );
+    assert!(warm.json_rows().iter().all(|r| r.warm_weights));
+}
