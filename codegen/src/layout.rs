@@ -159,7 +159,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
                 desc.tile_n.saturating_mul(window_k).saturating_mul(2),
                 16,
             ),
-            // The window's activation scales, chunk-major: a lane's two tokens are one 8-byte load.
+            // The window's activation scales, chunk-major, a lane's tokens of two fragments in one 16-byte slot.
             (
                 "smem_activation_d_by_chunk",
                 desc.tile_n.saturating_mul(desc.kdr).saturating_mul(4),

@@ -247,17 +247,26 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                 desc.engine, desc.stages
             ),
         );
+        // The f16 engine brings its tokens through registers; the int8 ones stage them with cp.async.
+        let (tokens_arrive, cp_async_tokens) = if desc.engine == Engine::WgmmaF16Regfold {
+            (
+                "loads each window's tokens into registers during the window before and converts them to \
+                 f16 itself",
+                CpAsync::Off,
+            )
+        } else {
+            ("stages its tokens with cp.async", CpAsync::B16)
+        };
+        check(
+            &mut errors,
+            desc.cp_async_activations == cp_async_tokens,
+            "cp_async_activations",
+            format!(
+                "engine {} {tokens_arrive}: cp_async_activations must be {cp_async_tokens}; got {}",
+                desc.engine, desc.cp_async_activations
+            ),
+        );
         if desc.engine == Engine::WgmmaF16Regfold {
-            check(
-                &mut errors,
-                desc.cp_async_activations == CpAsync::Off,
-                "cp_async_activations",
-                format!(
-                    "engine {} loads each window's tokens into registers during the window before and \
-                     converts them to f16 itself: cp_async_activations must be off; got {}",
-                    desc.engine, desc.cp_async_activations
-                ),
-            );
             // With warps_m a multiple of 4 this also makes the tokens per warp a multiple of 16, which the
             // 16-byte loads of a lane's activation scales need.
             check(
@@ -272,16 +281,6 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                     desc.engine,
                     desc.threads(),
                     desc.tile_n
-                ),
-            );
-        } else {
-            check(
-                &mut errors,
-                desc.cp_async_activations == CpAsync::B16,
-                "cp_async_activations",
-                format!(
-                    "engine {} stages its tokens with cp.async: cp_async_activations must be 16; got {}",
-                    desc.engine, desc.cp_async_activations
                 ),
             );
         }
