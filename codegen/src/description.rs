@@ -41,6 +41,11 @@ pub enum Engine {
     /// (no shared-memory staging of weights), `__dp4a` on `q6 - 32` for a few tokens. For small token counts,
     /// where a matmul is a stream of weight bytes.
     StreamDp4a,
+    /// Decode through a shared-memory ring: the block's weight rows, one contiguous run of q6_K blocks, arrive in
+    /// bulk copies (`cp.async.bulk`, sm_90) a stage ahead; each thread takes one whole super-block a stage and
+    /// forms its eight chunk sums with `__dp4a` against the block's tokens, staged once in shared memory. No
+    /// per-lane loads of weights, no registers held by bytes in flight.
+    StreamRing,
 }
 
 /// Which float sequence of NUMERICS.md 5 the kernel follows. This, and only this, decides the bits.
@@ -154,7 +159,7 @@ pub struct VariantDescription {
 }
 
 impl Engine {
-    pub const ALL: [Engine; 9] = [
+    pub const ALL: [Engine; 10] = [
         Engine::Dp4a,
         Engine::MmaK16,
         Engine::MmaK32Fold,
@@ -164,6 +169,7 @@ impl Engine {
         Engine::WgmmaK32Regfold,
         Engine::WgmmaF16Regfold,
         Engine::StreamDp4a,
+        Engine::StreamRing,
     ];
     pub const fn keyword(self) -> &'static str {
         match self {
@@ -176,6 +182,7 @@ impl Engine {
             Engine::WgmmaK32Regfold => "wgmma_k32_regfold",
             Engine::WgmmaF16Regfold => "wgmma_f16_regfold",
             Engine::StreamDp4a => "stream_dp4a",
+            Engine::StreamRing => "stream_ring",
         }
     }
     /// Engines that multiply the folded `h`/`l` planes (no per-16 partial, so no `f32_per16`).

@@ -55,6 +55,9 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     if desc.engine == Engine::StreamDp4a {
         return stream_layout(desc);
     }
+    if desc.engine == Engine::StreamRing {
+        return ring_layout(desc);
+    }
     // wgmma reads 8-row x 16-byte core matrices, each 128 contiguous bytes: no padding, and the "row" the
     // regions below record is one 16-byte core-matrix row.
     let wgmma = desc.engine.is_wgmma();
@@ -249,5 +252,138 @@ fn stream_layout(desc: &VariantDescription) -> SharedLayout {
         window_buffers: 0,
         window_buffer_bytes: 0,
         total_bytes: offset,
+    }
+}
+
+/// One token's activations for one super-block in the ring engine's shared memory: the 256 int8 values, the eight
+/// chunk scales `da` (f32), `-32` times the sum of each 16-value sub-block (int32, the weights' offset), and a
+/// pad that puts neighbouring super-blocks' records in different banks (92 words apart).
+pub const RING_RECORD_BYTES: u32 = 368;
+/// Where a ring record's `da` and offsets start.
+pub const RING_RECORD_SCALES: u32 = 256;
+pub const RING_RECORD_OFFSETS: u32 = 288;
+
+/// The ring engine's mbarriers: one of 8 bytes per warp and stage, 16 bytes rounded.
+pub fn ring_barrier_bytes(desc: &VariantDescription) -> u32 {
+    round16(
+        8u32.saturating_mul(desc.stages)
+            .saturating_mul(desc.warps_m),
+    )
+}
+
+/// The ring engine's shared memory that does not depend on K: `stages` slots of one padded q6_K block per thread,
+/// then its mbarriers ([`ring_barrier_bytes`]). What depends on K, the tokens' records and the
+/// super-block sums, follows at launch ([`ring_shared_bytes`]).
+fn ring_layout(desc: &VariantDescription) -> SharedLayout {
+    let slots = desc.threads().saturating_mul(PADDED_BLOCK_BYTES);
+    let ring = slots.saturating_mul(desc.stages);
+    let barriers = ring_barrier_bytes(desc);
+    SharedLayout {
+        regions: vec![
+            Region {
+                name: "smem_ring",
+                offset: 0,
+                bytes: ring,
+                row_stride: PADDED_BLOCK_BYTES,
+            },
+            Region {
+                name: "smem_ring_barriers",
+                offset: ring,
+                bytes: barriers,
+                row_stride: 8,
+            },
+        ],
+        stage_bytes: slots,
+        stages: desc.stages,
+        totals_bytes: 0,
+        window_regions: Vec::new(),
+        window_buffers: 0,
+        window_buffer_bytes: 0,
+        total_bytes: ring.saturating_add(barriers),
+    }
+}
+
+/// The ring engine's shared memory for a call with K = `k`: the ring and its barriers ([`shared_layout`]), then
+/// a [`RING_RECORD_BYTES`] record per token and super-block, then per row the sums of each super-block for each
+/// token and its `d` (f32; each row's run one word longer than it needs, so that the lanes that walk rows in the
+/// epilogue read different banks). The kernel computes the same offsets from `k`.
+pub fn ring_shared_bytes(desc: &VariantDescription, k: u64) -> u64 {
+    let superblocks = k / 256;
+    let fixed = u64::from(shared_layout(desc).total_bytes);
+    let records = u64::from(desc.tile_n) * superblocks * u64::from(RING_RECORD_BYTES);
+    let sums = u64::from(desc.nbj) * (superblocks * u64::from(desc.tile_n) + 1) * 4;
+    let d = u64::from(desc.nbj) * (superblocks + 1) * 4;
+    let round16 = |x: u64| x.div_ceil(16) * 16;
+    fixed + records + round16(sums) + round16(d)
+}
+
+/// The largest K (a multiple of 256) at which the ring engine's shared memory ([`ring_shared_bytes`]) fits
+/// `limit` bytes; 0 when not even K = 256 does. Its shared memory grows with K, so a selection rule that picks a
+/// ring variant must bound K by this (`mmqgen config check` says so).
+pub fn ring_max_k(desc: &VariantDescription, limit: u32) -> u64 {
+    let fits = |superblocks: u64| ring_shared_bytes(desc, superblocks * 256) <= u64::from(limit);
+    if !fits(1) {
+        return 0;
+    }
+    // Monotone in K: double, then bisect.
+    let (mut low, mut high) = (1u64, 2u64);
+    while fits(high) && high < (1 << 40) {
+        low = high;
+        high *= 2;
+    }
+    while high - low > 1 {
+        let mid = (low + high) / 2;
+        if fits(mid) {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    low * 256
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::description::{Arch, Engine, VariantDescription};
+
+    fn ring(nbj: u32, tile_n: u32, warps_m: u32, stages: u32) -> VariantDescription {
+        VariantDescription {
+            engine: Engine::StreamRing,
+            nbj,
+            tile_n,
+            warps_m,
+            stages,
+            warps_n: 1,
+            ..VariantDescription::DEFAULTS
+        }
+    }
+
+    #[test]
+    fn the_ring_grows_with_k_and_its_largest_k_fits() {
+        let limit = Arch::Sm90.max_shared_bytes_per_block();
+        for desc in [
+            ring(32, 1, 8, 2),
+            ring(112, 4, 8, 2),
+            ring(36, 4, 12, 1),
+            ring(1, 1, 1, 1),
+        ] {
+            let fixed = u64::from(shared_layout(&desc).total_bytes);
+            assert_eq!(
+                fixed,
+                u64::from(
+                    desc.threads() * desc.stages * PADDED_BLOCK_BYTES + ring_barrier_bytes(&desc)
+                )
+            );
+            assert!(ring_shared_bytes(&desc, 512) > ring_shared_bytes(&desc, 256));
+            let k = ring_max_k(&desc, limit);
+            assert!(k >= 256 && k.is_multiple_of(256), "{k}");
+            assert!(ring_shared_bytes(&desc, k) <= u64::from(limit));
+            assert!(ring_shared_bytes(&desc, k + 256) > u64::from(limit));
+        }
+        // ring_t1_tall: 112 rows, one token, 8 warps, two stages.
+        assert_eq!(ring_max_k(&ring(112, 1, 8, 2), limit), 23552);
+        // A ring that alone is over the limit takes no K at all.
+        assert_eq!(ring_max_k(&ring(32, 1, 32, 4), limit), 0);
     }
 }

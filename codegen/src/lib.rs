@@ -22,10 +22,13 @@ pub mod validate;
 
 pub use description::*;
 pub use fields::{FieldError, FieldValue};
-pub use layout::{shared_layout, stream_offset_in_sums, stream_rows_at_once, SharedLayout};
+pub use layout::{
+    ring_max_k, ring_shared_bytes, shared_layout, stream_offset_in_sums, stream_rows_at_once,
+    SharedLayout,
+};
 pub use name::canonical_name;
 pub use sweep::{expand_sweep, Expansion, StaticSweep, SweepError};
 pub use validate::validate;
 
 /// Bumped whenever the templates or the renderer change what they emit; recorded in every generated header.
-pub const CODEGEN_VERSION: &str = "mmqgen-codegen 0.1.0 (templates v3)";
+pub const CODEGEN_VERSION: &str = "mmqgen-codegen 0.1.0 (templates v4)";

@@ -22,6 +22,8 @@ pub const fn engine_tile(engine: Engine) -> (u32, u32) {
         Engine::WgmmaK32Prefolded | Engine::WgmmaK32Regfold | Engine::WgmmaF16Regfold => (16, 16),
         // Each warp streams whole rows; every lane takes part in every row and token.
         Engine::StreamDp4a => (1, 1),
+        // Each thread takes whole super-blocks of any row; rows are not split among warps.
+        Engine::StreamRing => (1, 1),
     }
 }
 
@@ -128,6 +130,69 @@ fn validate_stream(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
             "engine stream_dp4a runs one lane per token of a row in its float sequence: tile_n must be at most 32; \
              got {}",
             desc.tile_n
+        ),
+    );
+}
+
+/// Tokens the ring engine takes a block at most: each thread forms every token's sums of its super-block.
+pub const RING_MAX_TOKENS: u32 = 8;
+
+/// The ring engine's own rules: bulk copies of whole q6_K blocks, sm_90 only, whole K per block, and a few
+/// tokens. (`stages` is the depth of each warp's ring: 1 still works, with no copy in flight during a stage.)
+fn validate_stream_ring(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
+    let mut check = |ok: bool, field: &str, message: String| {
+        if !ok {
+            errors.push(fail(field, message));
+        }
+    };
+    check(
+        desc.mode == NumericsMode::IntPer32,
+        "mode",
+        format!(
+            "engine stream_ring implements mode int_per32 only (one scale per 32 activations, the accurate \
+             mode); got {}",
+            desc.mode
+        ),
+    );
+    check(
+        desc.kdr == 8
+            && !desc.cp_async_activations.is_on()
+            && !desc.cp_async_plane.is_on()
+            && desc.scale_fetch == ScaleFetch::Narrow
+            && desc.expand == ExpandWidth::Uint4,
+        "kdr",
+        format!(
+            "engine stream_ring copies whole q6_K blocks with bulk copies and stages the tokens itself: kdr must \
+             be 8, cp.async off, scale_fetch narrow and expand uint4; got kdr = {}, cp_async_activations = {}, \
+             cp_async_plane = {}, scale_fetch = {}, expand = {}",
+            desc.kdr, desc.cp_async_activations, desc.cp_async_plane, desc.scale_fetch, desc.expand
+        ),
+    );
+    check(
+        desc.ksplit == 1 && desc.totals == Totals::Registers,
+        "ksplit",
+        format!(
+            "engine stream_ring gives each block all of K for its rows and sums the segments in shared memory \
+             itself: ksplit must be 1 and totals registers; got ksplit = {}, totals = {}",
+            desc.ksplit, desc.totals
+        ),
+    );
+    check(
+        desc.warps_n == 1 && (1..=RING_MAX_TOKENS).contains(&desc.tile_n),
+        "tile_n",
+        format!(
+            "engine stream_ring gives every thread all the block's tokens: warps_n must be 1 and tile_n 1 to \
+             {RING_MAX_TOKENS}; got warps_n = {}, tile_n = {}",
+            desc.warps_n, desc.tile_n
+        ),
+    );
+    check(
+        desc.archs == ArchSet::EMPTY.with(Arch::Sm90),
+        "archs",
+        format!(
+            "engine stream_ring uses bulk copies completing on an mbarrier, which only sm_90 has: archs must be \
+             [sm_90]; got {}",
+            desc.archs
         ),
     );
 }
@@ -288,6 +353,9 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     if desc.engine == Engine::StreamDp4a {
         validate_stream(desc, &mut errors);
     }
+    if desc.engine == Engine::StreamRing {
+        validate_stream_ring(desc, &mut errors);
+    }
     if desc.engine == Engine::WgmmaK32Prefolded {
         check(
             &mut errors,
@@ -446,11 +514,13 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         desc.stages == 1
             || desc.cp_async_activations.is_on()
             || desc.cp_async_plane.is_on()
-            || desc.engine.folds_in_registers(),
+            || desc.engine.folds_in_registers()
+            || desc.engine == Engine::StreamRing,
         "stages",
         format!(
             "stages = {} overlaps copies with compute, so it needs cp_async_activations or cp_async_plane on \
-             (or an engine that folds in registers, whose weight copies are cp.async)",
+             (or an engine that folds in registers, whose weight copies are cp.async, or stream_ring, whose are \
+             bulk copies)",
             desc.stages
         ),
     );

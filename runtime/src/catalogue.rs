@@ -241,6 +241,41 @@ pub const STREAM_T8: VariantDescription = variant! {
     scale_fetch: narrow, expand: uint4, archs: [sm_90],
 };
 
+/// Decode through a shared-memory ring (issue 12, docs/PERF.md decode log 12-14): the block's 32 rows stream in
+/// as bulk copies, a warp's 32 super-blocks at a time, two stages deep; one super-block a thread. One token a
+/// block: the default at n = 1 below m = 8192.
+pub const RING_T1: VariantDescription = variant! {
+    name: "ring_t1", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 1, warps_m: 8, warps_n: 1,
+    scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
+};
+/// The ring with 112 rows a block (about one block per SM at m = 14336): the default at n = 1 from m = 8192.
+pub const RING_T1_TALL: VariantDescription = variant! {
+    name: "ring_t1_tall", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 1, warps_m: 8,
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
+};
+/// Two tokens, 16 warps over one stage of 512 super-blocks: the default at n = 2 below m = 8192.
+pub const RING_T2: VariantDescription = variant! {
+    name: "ring_t2", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 2, warps_m: 16, warps_n: 1,
+    scale_fetch: narrow, expand: uint4, stages: 1, archs: [sm_90],
+};
+/// Four tokens, 16 warps: the default at n = 3..4 below m = 8192 and K = 8192.
+pub const RING_T4: VariantDescription = variant! {
+    name: "ring_t4", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 16, warps_n: 1,
+    scale_fetch: narrow, expand: uint4, stages: 1, archs: [sm_90],
+};
+/// Four tokens, 112 rows a block: the default at n = 2..4 from m = 8192 (K up to 8191: its records and sums
+/// outgrow shared memory beyond).
+pub const RING_T4_TALL: VariantDescription = variant! {
+    name: "ring_t4_tall", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 4, warps_m: 8,
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
+};
+/// Four tokens, 36 rows and 12 warps a block, so that the records of a long K fit: the default at n = 3..4 below
+/// m = 8192 from K = 8192.
+pub const RING_T4_LONG_K: VariantDescription = variant! {
+    name: "ring_t4_long_k", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 36, tile_n: 4, warps_m: 12,
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, archs: [sm_90],
+};
+
 /// Every declared variant, in a stable order.
 pub fn all() -> Vec<VariantDescription> {
     vec![
@@ -282,6 +317,12 @@ pub fn all() -> Vec<VariantDescription> {
         STREAM_T4,
         STREAM_T4_WIDE,
         STREAM_T8,
+        RING_T1,
+        RING_T1_TALL,
+        RING_T2,
+        RING_T4,
+        RING_T4_TALL,
+        RING_T4_LONG_K,
     ]
 }
 

@@ -54,6 +54,17 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                         // Nothing is staged: no weight or activation byte goes through shared memory.
                         assert_eq!(sass.ldgsts, 0, "{at}: the streaming engine stages nothing");
                     }
+                    Engine::StreamRing => {
+                        assert!(sass.idp4a > 0, "{at}: no IDP.4A");
+                        if layout == "padded" {
+                            // The blocks arrive by bulk copies alone: the only global loads are the tokens'.
+                            assert_eq!(
+                                (sass.ldg.b8, sass.ldg.b16),
+                                (0, 0),
+                                "{at}: padded blocks should arrive by bulk copies only"
+                            );
+                        }
+                    }
                     Engine::WgmmaK32Regfold => {
                         assert!(sass.igmma_s8 > 0, "{at}: no IGMMA.64xNx32.S8.S8")
                     }

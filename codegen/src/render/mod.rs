@@ -6,8 +6,9 @@
 use crate::description::*;
 use crate::fields::description_lines;
 use crate::layout::{
-    shared_layout, stream_offset_in_sums, stream_rows_at_once, Region, SharedLayout,
-    PADDED_BLOCK_BYTES, STREAM_SUPERBLOCKS_PER_PASS,
+    ring_barrier_bytes, shared_layout, stream_offset_in_sums, stream_rows_at_once, Region,
+    SharedLayout, PADDED_BLOCK_BYTES, RING_RECORD_BYTES, RING_RECORD_OFFSETS, RING_RECORD_SCALES,
+    STREAM_SUPERBLOCKS_PER_PASS,
 };
 use crate::name::canonical_name;
 use crate::validate::validate;
@@ -98,6 +99,7 @@ const TEMPLATES: &[(&str, &str)] = embedded_templates![
     "chunk_scales.cu.tera",
     "superblock_end.cu.tera",
     "stream.cu.tera",
+    "stream_ring.cu.tera",
 ];
 
 /// One region of the shared-memory layout, as the templates name it.
@@ -179,6 +181,15 @@ struct RenderContext {
     regfold: bool,
     /// Engine `stream_dp4a`.
     stream: bool,
+    /// Engine `stream_ring`.
+    stream_ring: bool,
+    /// The ring engine's per-token, per-super-block activation record: its bytes, and where its `da` and
+    /// offsets start ([`RING_RECORD_BYTES`]).
+    ring_record_bytes: u32,
+    ring_record_scales: u32,
+    ring_record_offsets: u32,
+    /// The ring engine's mbarriers, in bytes ([`ring_barrier_bytes`]).
+    ring_barrier_bytes: u32,
     /// The engine multiplies with wgmma (`wgmma_k32_prefolded`, `wgmma_k32_regfold`; sm_90a).
     wgmma: bool,
     /// The module reads q6_K blocks (every engine but the prefolded ones on the plane), so it names their
@@ -368,7 +379,7 @@ fn render_context(
     cp_async_widths.dedup();
 
     // mma_k32_regfold reads its scales straight from the staged blocks: no fetch arm.
-    let block_fetches: Vec<&'static str> = if regfold {
+    let block_fetches: Vec<&'static str> = if regfold || desc.engine == Engine::StreamRing {
         Vec::new()
     } else {
         let mut v: Vec<&'static str> = layouts
@@ -412,6 +423,11 @@ fn render_context(
         prefolded: desc.engine.is_prefolded(),
         regfold,
         stream: desc.engine == Engine::StreamDp4a,
+        stream_ring: desc.engine == Engine::StreamRing,
+        ring_record_bytes: RING_RECORD_BYTES,
+        ring_record_scales: RING_RECORD_SCALES,
+        ring_record_offsets: RING_RECORD_OFFSETS,
+        ring_barrier_bytes: ring_barrier_bytes(desc),
         wgmma: desc.engine.is_wgmma(),
         reads_blocks: !desc.engine.is_prefolded() || !block_fetches.is_empty(),
         q6k: Q6K,
@@ -450,7 +466,9 @@ fn render_context(
         totals_bytes: layout.totals_bytes,
         shared_totals: desc.totals == Totals::Shared,
         spread_refill: desc.refill == Refill::Spread,
-        dynamic_shared: layout.total_bytes > STATIC_SHARED_LIMIT,
+        // The ring engine's records and sums grow with K: its shared memory is sized at launch.
+        dynamic_shared: layout.total_bytes > STATIC_SHARED_LIMIT
+            || desc.engine == Engine::StreamRing,
         regions,
         window_regions,
         window_buffers: layout.window_buffers,

@@ -78,7 +78,7 @@ pub fn run_config(
             let problems = findings.iter().filter(|f| f.is_problem()).count();
             if problems > 0 {
                 return Err(format!(
-                    "{source} has {problems} problem{} (gaps over n = 1..={} on {}, or dead rules)",
+                    "{source} has {problems} problem{} (gaps over n = 1..={} on {}, dead rules, or K beyond what a variant fits)",
                     if problems == 1 { "" } else { "s" },
                     crate::select::CHECK_MAX_TOKENS,
                     archs()

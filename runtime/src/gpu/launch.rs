@@ -21,8 +21,8 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
 use mmqgen_codegen::{
-    canonical_name, shared_layout, Engine, NumericsMode, ScaleFetch, VariantDescription,
-    SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
+    canonical_name, ring_shared_bytes, shared_layout, Engine, NumericsMode, ScaleFetch,
+    VariantDescription, SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 use mmqgen_reference::activations::QuantizedActivations;
 
@@ -132,6 +132,18 @@ pub enum LaunchError {
         limit: u32,
         ordinal: usize,
         gpu: String,
+    },
+
+    #[error(
+        "variant '{variant}' needs {needed} bytes of shared memory per block at K = {k} (its ring, and each \
+         token's activations and each row's super-block sums grow with K), but this GPU lets a block have at \
+         most {limit}: use it at a smaller K or with fewer tokens or rows per block"
+    )]
+    SharedMemoryForK {
+        variant: String,
+        k: usize,
+        needed: u64,
+        limit: u32,
     },
 
     #[error(
@@ -572,7 +584,19 @@ impl LoadedVariant {
             }
         }
 
-        // Shared memory: static + dynamic within the opt-in limit; raise the attribute above 48 KiB.
+        // Shared memory: static + dynamic within the opt-in limit; raise the attribute above 48 KiB. The ring
+        // engine's grows with K: its limit is raised as far as the GPU allows, and each call asks for its own.
+        let dynamic_shared = if desc.engine == Engine::StreamRing {
+            let static_bytes = raw
+                .info
+                .static_shared_bytes
+                .max(padded.info.static_shared_bytes);
+            info.max_shared_per_block_optin
+                .saturating_sub(static_bytes)
+                .max(dynamic_shared)
+        } else {
+            dynamic_shared
+        };
         for k in [&raw, &padded] {
             let total = k.info.static_shared_bytes as u64 + dynamic_shared as u64;
             if total > info.max_shared_per_block_optin as u64 {
@@ -795,7 +819,7 @@ impl LoadedVariant {
         self.same_context("the output", out.context())?;
         self.same_context("the workspace", ws.act_q.context())?;
         ws.check_quantized(n, k, self.group)?;
-        let cfg = matmul_config(&self.desc, m, n, self.dynamic_shared)?;
+        let cfg = matmul_config(&self.desc, m, n, self.call_shared_bytes(k)?)?;
         let kernel = match weights.layout() {
             Layout::Raw => &self.raw,
             Layout::Padded => &self.padded,
@@ -846,6 +870,24 @@ impl LoadedVariant {
         launch(&kernel.info.name, cfg, || unsafe {
             launch_maybe_programmatic(programmatic, &kernel.func, cfg, stream, &mut args)
         })
+    }
+
+    /// Dynamic shared memory of one matmul launch at K = `k`: the variant's fixed amount, or for the ring engine
+    /// what its records and sums need at this K, refused with a sentence when over the GPU's limit.
+    pub fn call_shared_bytes(&self, k: usize) -> Result<u32, LaunchError> {
+        if self.desc.engine != Engine::StreamRing {
+            return Ok(self.dynamic_shared);
+        }
+        let needed = ring_shared_bytes(&self.desc, k as u64);
+        match u32::try_from(needed) {
+            Ok(bytes) if bytes <= self.dynamic_shared => Ok(bytes),
+            _ => Err(LaunchError::SharedMemoryForK {
+                variant: self.desc.name.to_string(),
+                k,
+                needed,
+                limit: self.dynamic_shared,
+            }),
+        }
     }
 
     /// Queues only the split-K combine: the workspace's segment partials into `out` (`[n][m]`).
@@ -932,7 +974,7 @@ fn programmatic_min_blocks(
     dynamic_shared: u32,
     multiprocessors: u32,
 ) -> u32 {
-    if desc.engine == Engine::StreamDp4a {
+    if matches!(desc.engine, Engine::StreamDp4a | Engine::StreamRing) {
         return 0;
     }
     // Without the occupancy, never early.

@@ -1,6 +1,7 @@
 //! `mmqgen config check`: gaps, rules no valid shape reaches, dead rules, overlaps and numerics-mode mixes.
 
 use super::*;
+use crate::codegen::{ring_max_k, Engine};
 
 /// What `config check` reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +32,18 @@ pub enum Finding {
     /// Informational: so many m- or K-limited earlier rules overlap this rule that the exact dead-rule test
     /// was not run for it; it is counted as live.
     Unchecked { rule: usize, label: String },
+    /// A rule picks a variant whose shared memory grows with K (engine `stream_ring`) for K beyond what fits
+    /// one block on its architecture: those calls would be refused.
+    KTooLong {
+        rule: usize,
+        label: String,
+        variant: String,
+        arch: Arch,
+        /// The rule's largest K (None: any).
+        k_max: Option<u64>,
+        /// The largest K the variant takes on `arch`.
+        fits: u64,
+    },
     /// Informational: overlaps beyond the first `listed` are not listed.
     OverlapsCut { listed: usize },
     /// Informational: two live rules share shapes; the earlier wins there.
@@ -58,6 +71,7 @@ impl Finding {
                 | Finding::Gap { .. }
                 | Finding::DeadRule { .. }
                 | Finding::NeverMatches { .. }
+                | Finding::KTooLong { .. }
         )
     }
 }
@@ -95,6 +109,20 @@ impl fmt::Display for Finding {
             Finding::NeverMatches { label, why, .. } => {
                 write!(f, "dead rule: {label} never matches a valid shape: {why}")
             }
+            Finding::KTooLong {
+                label,
+                variant,
+                arch,
+                k_max,
+                fits,
+                ..
+            } => write!(
+                f,
+                "error: {label} picks '{variant}' for K {}, but its shared memory grows with K and fits one {arch} \
+                 block only up to K = {fits}: give the rule k = {{ max = {fits} }} (or less) and a later rule for \
+                 longer K",
+                k_max.map_or("of any size".to_string(), |k| format!("up to {k}")),
+            ),
             Finding::Unchecked { label, .. } => write!(
                 f,
                 "unchecked (informational): {label} overlaps more m- or K-limited earlier rules than the exact \
@@ -146,6 +174,22 @@ impl Config {
         let mut findings = Vec::new();
         for arch in Arch::ALL {
             findings.extend(self.gaps(arch, &boxes));
+        }
+        for rule in &self.rules {
+            if rule.variant.engine != Engine::StreamRing {
+                continue;
+            }
+            let fits = ring_max_k(&rule.variant, rule.arch.max_shared_bytes_per_block());
+            if rule.k.hi() > fits {
+                findings.push(Finding::KTooLong {
+                    rule: rule.index,
+                    label: rule.label(),
+                    variant: rule.variant_name.clone(),
+                    arch: rule.arch,
+                    k_max: rule.k.max,
+                    fits,
+                });
+            }
         }
         for (rule, b) in self.rules.iter().zip(&boxes) {
             if let Err(why) = b {
