@@ -161,6 +161,20 @@ pub const REGFOLD_64X128_B2: VariantDescription = variant! {
     refill: spread, chunk_unroll: 1, blocks_per_sm: 2, archs: [sm_90],
 };
 
+/// 96-token tiles, 128 rows and 8 warps a block (session 7, docs/PERF.md decode log 15): at m = 14336 one tile
+/// serves n = 65..96 (106 against 128 µs for `regfold_64x128_b2` at 14336x96x4096) and two n = 129..192.
+pub const REGFOLD_128X96: VariantDescription = variant! {
+    name: "regfold_128x96", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 96,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    totals: shared, chunk_unroll: 1, archs: [sm_90],
+};
+/// 48-token tiles: four of them serve n = 145..192 below m = 8192 (69.3 against 75.2 µs for `regfold_64x64` at
+/// 4096x192x4096, docs/PERF.md decode log 15).
+pub const REGFOLD_64X48: VariantDescription = variant! {
+    name: "regfold_64x48", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 48,
+    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
+    refill: spread, chunk_unroll: 4, archs: [sm_90],
+};
 /// Small batches (issue 12, docs/PERF.md decode log 9): the register fold with K split in four, so that 64-row
 /// blocks of few tokens fill the 132 SMs (m = 4096 gives 64 row blocks); the combine adds the segment partials
 /// in K order. 16 tokens a block: the default at n = 3..16 (but n = 3..4 on small m and K).
@@ -305,6 +319,8 @@ pub fn all() -> Vec<VariantDescription> {
         REGFOLD_16X128_WARPS,
         REGFOLD_128X128,
         REGFOLD_64X128_B2,
+        REGFOLD_128X96,
+        REGFOLD_64X48,
         REGFOLD_64X16_KS4,
         REGFOLD_64X32_KS4,
         REGFOLD_64X64_KS4,

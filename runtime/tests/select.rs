@@ -433,7 +433,8 @@ fn the_embedded_default_is_complete_and_valid() {
             "regfold_128x128"
         ]
     );
-    // At m = 14336 the 16 x 128 warp tiles win from n = 65 on, two blocks per SM up to 1280 tokens.
+    // At m = 14336: 96-token tiles at 65..96 and 129..192 tokens, else the 16 x 128 warp tiles, two blocks per SM up
+    // to 1280 tokens.
     let pick_tall = |n| {
         config
             .select(Arch::Sm90, 14336, n, 4096)
@@ -451,8 +452,8 @@ fn the_embedded_default_is_complete_and_valid() {
             pick_tall(1281)
         ],
         [
-            "regfold_64x128_b2",
-            "regfold_64x64",
+            "regfold_128x96",
+            "regfold_128x96",
             "regfold_64x128_b2",
             "regfold_64x128_b2",
             "regfold_128x128"
