@@ -63,23 +63,31 @@ fn fail(field: &str, message: String) -> FieldError {
     }
 }
 
-/// The streaming (decode) engine's own rules: it reads whole q6_K blocks from global memory with no staging,
-/// and one lane per output runs the float sequence of NUMERICS.md 5.
-fn validate_stream(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
-    let mut check = |ok: bool, field: &str, message: String| {
-        if !ok {
-            errors.push(fail(field, message));
-        }
-    };
-    check(
+/// Pushes `message` as the refusal of `field` unless `ok`.
+fn require(errors: &mut Vec<FieldError>, ok: bool, field: &str, message: String) {
+    if !ok {
+        errors.push(fail(field, message));
+    }
+}
+
+/// The engines that implement only the accurate mode say so in one sentence.
+fn require_int_per32(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
+    require(
+        errors,
         desc.mode == NumericsMode::IntPer32,
         "mode",
         format!(
-            "engine stream_dp4a implements mode int_per32 only (one scale per 32 activations, the accurate \
-             mode); got {}",
-            desc.mode
+            "engine {} implements mode int_per32 only (one scale per 32 activations, the accurate mode); got {}",
+            desc.engine, desc.mode
         ),
     );
+}
+
+/// The streaming (decode) engine's own rules: it reads whole q6_K blocks from global memory with no staging,
+/// and one lane per output runs the float sequence of NUMERICS.md 5.
+fn validate_stream(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
+    require_int_per32(desc, errors);
+    let mut check = |ok: bool, field: &str, message: String| require(errors, ok, field, message);
     check(
         desc.kdr == 8
             && desc.stages == 1
@@ -140,20 +148,8 @@ pub const RING_MAX_TOKENS: u32 = 8;
 /// The ring engine's own rules: bulk copies of whole q6_K blocks, sm_90 only, whole K per block, and a few
 /// tokens. (`stages` is the depth of each warp's ring: 1 still works, with no copy in flight during a stage.)
 fn validate_stream_ring(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
-    let mut check = |ok: bool, field: &str, message: String| {
-        if !ok {
-            errors.push(fail(field, message));
-        }
-    };
-    check(
-        desc.mode == NumericsMode::IntPer32,
-        "mode",
-        format!(
-            "engine stream_ring implements mode int_per32 only (one scale per 32 activations, the accurate \
-             mode); got {}",
-            desc.mode
-        ),
-    );
+    require_int_per32(desc, errors);
+    let mut check = |ok: bool, field: &str, message: String| require(errors, ok, field, message);
     check(
         desc.kdr == 8
             && !desc.cp_async_activations.is_on()
@@ -200,11 +196,7 @@ fn validate_stream_ring(desc: &VariantDescription, errors: &mut Vec<FieldError>)
 /// Checks every rule; returns all violations (each names its field) or nothing.
 pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     let mut errors = Vec::new();
-    let check = |errors: &mut Vec<FieldError>, ok: bool, field: &str, message: String| {
-        if !ok {
-            errors.push(fail(field, message));
-        }
-    };
+    let check = require;
 
     let name_ok = !desc.name.is_empty()
         && desc
@@ -273,16 +265,7 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         );
     }
     if desc.engine.folds_in_registers() {
-        check(
-            &mut errors,
-            desc.mode == NumericsMode::IntPer32,
-            "mode",
-            format!(
-                "engine {} implements mode int_per32 only (one scale per 32 activations, the \
-                 accurate mode); got {}",
-                desc.engine, desc.mode
-            ),
-        );
+        require_int_per32(desc, &mut errors);
         check(
             &mut errors,
             desc.kdr == 8,
