@@ -43,8 +43,8 @@ pub enum Engine {
     StreamDp4a,
     /// Decode through a shared-memory ring: the block's weight rows, one contiguous run of q6_K blocks, arrive in
     /// bulk copies (`cp.async.bulk`, sm_90) a stage ahead; each thread takes one whole super-block a stage and
-    /// forms its eight chunk sums with `__dp4a` against the block's tokens, staged once in shared memory. No
-    /// per-lane loads of weights, no registers held by bytes in flight.
+    /// forms its eight chunk sums with `__dp4a` against the block's tokens, staged once in shared memory. On the
+    /// padded layout no lane loads a weight byte from global memory and no register holds bytes in flight.
     StreamRing,
 }
 

@@ -22,7 +22,7 @@ pub const fn engine_tile(engine: Engine) -> (u32, u32) {
         Engine::WgmmaK32Prefolded | Engine::WgmmaK32Regfold | Engine::WgmmaF16Regfold => (16, 16),
         // Each warp streams whole rows; every lane takes part in every row and token.
         Engine::StreamDp4a => (1, 1),
-        // Each thread takes whole super-blocks of any row; rows are not split among warps.
+        // Each thread takes whole super-blocks, in memory order across the block's rows: no warp tile.
         Engine::StreamRing => (1, 1),
     }
 }

@@ -545,6 +545,34 @@ variant = "splitk2_per32"
     );
 }
 
+#[test]
+fn a_ring_rule_bounded_below_its_k_by_a_non_multiple_of_256_is_fine() {
+    // ring_t4_tall fits up to K = 7936; K comes in multiples of 256, so k <= 8191 admits nothing beyond.
+    let config = parse(
+        r#"
+[[rule]]
+name = "tall"
+arch = "sm_90"
+tokens = 4
+k = { max = 8191 }
+variant = "ring_t4_tall"
+
+[[rule]]
+name = "rest"
+arch = "sm_90"
+tokens = { min = 1 }
+variant = "regfold_64x64"
+
+[[rule]]
+name = "ampere"
+arch = "sm_80"
+tokens = { min = 1 }
+variant = "splitk2_per32"
+"#,
+    );
+    assert_eq!(problems(&config), []);
+}
+
 const OWN_VARIANT: &str = r#"
 [[variant]]
 name = "mine"

@@ -135,9 +135,9 @@ pub enum LaunchError {
     },
 
     #[error(
-        "variant '{variant}' needs {needed} bytes of shared memory per block at K = {k} (its ring, and each \
-         token's activations and each row's super-block sums grow with K), but this GPU lets a block have at \
-         most {limit}: use it at a smaller K or with fewer tokens or rows per block"
+        "variant '{variant}' needs {needed} bytes of shared memory per block at K = {k} (its ring, plus each \
+         token's activations and each row's super-block sums, which grow with K), but this GPU lets a block \
+         have at most {limit}: use it at a smaller K or with fewer tokens or rows per block"
     )]
     SharedMemoryForK {
         variant: String,
@@ -670,7 +670,8 @@ impl LoadedVariant {
         &self.entry
     }
 
-    /// Dynamic shared memory of each matmul launch (0 when the kernel's shared memory is static).
+    /// Dynamic shared memory of each matmul launch (0 when the kernel's shared memory is static); for the ring
+    /// engine, whose launches size it from K ([`Self::call_shared_bytes`]), the most a launch may ask for.
     pub fn dynamic_shared_bytes(&self) -> u32 {
         self.dynamic_shared
     }
@@ -964,7 +965,7 @@ fn kernel_arg<T>(value: &T) -> *mut std::ffi::c_void {
 }
 
 /// The fewest blocks a matmul grid needs to be queued as the quantizer's programmatic dependent. The streaming
-/// engine always is (it loads weights before it waits: docs/PERF.md, decode log 7). The other engines wait
+/// engines always are (they load, or start copying, weights before they wait: docs/PERF.md, decode log 7). The other engines wait
 /// before their first copy, and a grid that leaves room for more than one more block on each SM ran up to 1.4x
 /// slower queued early (decode log 10; its blocks presumably pile onto the SMs first free), so they need
 /// `SMs x (resident blocks per SM - 1)` blocks; one that fits once per SM always qualifies.

@@ -224,15 +224,46 @@ pub fn across_shapes(measured: &[Measured]) -> Vec<Measured> {
         .collect()
 }
 
-/// The rules for `measured`: with one (m, K), the winners per n ([`merge_rules`]); with several, first rules
-/// limited to each (m, K), then rules for any shape from [`across_shapes`].
-pub fn tuned_rules(arch: Arch, measured: &[Measured]) -> Vec<TunedRule> {
+/// Why a rule for any K cannot take a candidate whose shared memory grows with K.
+pub const GROWS_WITH_K: &str =
+    "its shared memory grows with K (engine stream_ring), so a rule for any K cannot take it";
+
+/// `measured` as a rule for any K sees it: the candidates for which `grows_with_k` holds (engine `stream_ring`,
+/// whose shared memory outgrows a block at some K) count as failed, with [`GROWS_WITH_K`].
+pub fn for_any_k(measured: &[Measured], grows_with_k: &dyn Fn(&str) -> bool) -> Vec<Measured> {
+    measured
+        .iter()
+        .map(|m| Measured {
+            candidates: m
+                .candidates
+                .iter()
+                .map(|c| Candidate {
+                    name: c.name.clone(),
+                    result: match &c.result {
+                        Ok(_) if grows_with_k(&c.name) => Err(GROWS_WITH_K.to_string()),
+                        other => other.clone(),
+                    },
+                })
+                .collect(),
+            ..m.clone()
+        })
+        .collect()
+}
+
+/// The rules for `measured`: with one (m, K), the winners per n ([`merge_rules`]), for any shape; with several,
+/// first rules limited to each (m, K), then rules for any shape from [`across_shapes`]. A rule for any shape never
+/// takes a candidate for which `grows_with_k` holds ([`for_any_k`]).
+pub fn tuned_rules(
+    arch: Arch,
+    measured: &[Measured],
+    grows_with_k: &dyn Fn(&str) -> bool,
+) -> Vec<TunedRule> {
     let names = |w: Vec<(usize, String, f64)>| -> Vec<(usize, String)> {
         w.into_iter().map(|(n, v, _)| (n, v)).collect()
     };
     let groups = groups(measured);
     if groups.len() <= 1 {
-        return merge_rules(arch, &names(winners(measured)));
+        return merge_rules(arch, &names(winners(&for_any_k(measured, grows_with_k))));
     }
     let mut rules = Vec::new();
     for ((m, k), list) in &groups {
@@ -243,7 +274,10 @@ pub fn tuned_rules(arch: Arch, measured: &[Measured]) -> Vec<TunedRule> {
             rules.push(r);
         }
     }
-    rules.extend(merge_rules(arch, &names(winners(&across_shapes(measured)))));
+    rules.extend(merge_rules(
+        arch,
+        &names(winners(&across_shapes(&for_any_k(measured, grows_with_k)))),
+    ));
     rules
 }
 
@@ -255,9 +289,16 @@ pub fn render_config(
     measured: &[Measured],
     rules: &[TunedRule],
     declare: &[VariantDescription],
+    grows_with_k: &dyn Fn(&str) -> bool,
 ) -> String {
-    let groups = groups(measured);
-    let several = groups.len() > 1;
+    let several = groups(measured).len() > 1;
+    // With one (m, K) the rules are for any shape: the listing shows what they chose among.
+    let for_rules = if several {
+        measured.to_vec()
+    } else {
+        for_any_k(measured, grows_with_k)
+    };
+    let groups = groups(&for_rules);
     let mut s = String::new();
     s += "# mmqgen selection config written by `mmqgen tune`. Check it with `mmqgen config check FILE`; ask it\n";
     s += "# with `mmqgen explain --config FILE --arch .. --m .. --n .. --k ..`.\n#\n";
@@ -348,7 +389,7 @@ pub fn render_config(
     if several {
         s += "# Across the (m, k), geometric mean of each candidate's median over the best there (1.000 = fastest\n";
         s += "# at every (m, k)); it chooses the rules for any other shape:\n";
-        let across = across_shapes(measured);
+        let across = across_shapes(&for_any_k(measured, grows_with_k));
         let won = winners(&across);
         for meas in &across {
             let mut timed: Vec<(&str, f64)> = meas
@@ -420,7 +461,13 @@ pub fn tuned_config(
     if winners(measured).is_empty() {
         return Err(TuneError::NoWinner);
     }
-    let rules = tuned_rules(prov.arch, measured);
+    // Rules for any shape cannot take a variant whose shared memory grows with K (`config check` would refuse).
+    let grows_with_k = |name: &str| {
+        crate::catalogue::find(catalogue, name)
+            .or_else(|| crate::catalogue::find(extra, name))
+            .is_some_and(|d| d.engine == crate::codegen::Engine::StreamRing)
+    };
+    let rules = tuned_rules(prov.arch, measured, &grows_with_k);
     let mut declare: Vec<VariantDescription> = Vec::new();
     for r in &rules {
         if crate::catalogue::find(catalogue, &r.variant).is_some()
@@ -432,7 +479,7 @@ pub fn tuned_config(
             declare.push(d.clone());
         }
     }
-    let text = render_config(prov, measured, &rules, &declare);
+    let text = render_config(prov, measured, &rules, &declare, &grows_with_k);
     let config =
         Config::parse(&text, catalogue).map_err(|e| TuneError::DoesNotParse(e.to_string()))?;
     // The config is for this GPU's architecture only: the other architectures' gaps are true but expected
@@ -699,6 +746,34 @@ mod tests {
             }
         );
         assert_eq!(adj[1].tokens, Bounds { min: 2, max: None });
+    }
+
+    #[test]
+    fn a_rule_for_any_k_passes_over_a_ring_winner() {
+        // ring_t1 wins n = 1 at this (m, K), but a rule for any K cannot take it: its shared memory outgrows a
+        // block at long K. The next fastest takes the rule, and the header says why the ring did not.
+        let (small, _) = names();
+        let mut measured = sample();
+        measured[0].candidates.push(ok("ring_t1", 11.0));
+        let all = crate::catalogue::all();
+        let tuned = tuned_config(&prov(), &measured, &all, &[]).unwrap();
+        let config = Config::parse(&tuned.text, &all).unwrap();
+        assert_eq!(
+            config
+                .select(Arch::Sm90, 4096, 1, 4096)
+                .unwrap()
+                .variant
+                .name,
+            small.as_str()
+        );
+        assert!(
+            tuned
+                .text
+                .contains(&format!("failed: ring_t1 ({GROWS_WITH_K})")),
+            "{}",
+            tuned.text
+        );
+        assert!(!tuned.text.contains("*ring_t1"));
     }
 
     #[test]
