@@ -510,32 +510,37 @@ fn the_embedded_default_is_complete_and_valid() {
         .any(|f| matches!(f, Finding::ModeMix { .. })));
 }
 
-#[test]
-fn a_ring_rule_past_the_k_its_shared_memory_fits_is_a_problem() {
-    // ring_t1_tall's records and sums fit one sm_90 block up to K = 23552.
-    let config = parse(
+/// A config whose first rule sends `tokens` tokens with K up to `k_max` to `variant`, the rest to regfold_64x64
+/// (sm_90) and splitk2_per32 (sm_80).
+fn ring_rule_config(tokens: u32, k_max: u64, variant: &str) -> Config {
+    parse(&format!(
         r#"
 [[rule]]
 name = "tall"
 arch = "sm_90"
-tokens = 1
-k = { max = 24576 }
-variant = "ring_t1_tall"
+tokens = {tokens}
+k = {{ max = {k_max} }}
+variant = "{variant}"
 
 [[rule]]
 name = "rest"
 arch = "sm_90"
-tokens = { min = 1 }
+tokens = {{ min = 1 }}
 variant = "regfold_64x64"
 
 [[rule]]
 name = "ampere"
 arch = "sm_80"
-tokens = { min = 1 }
+tokens = {{ min = 1 }}
 variant = "splitk2_per32"
-"#,
-    );
-    let found = problems(&config);
+"#
+    ))
+}
+
+#[test]
+fn a_ring_rule_past_the_k_its_shared_memory_fits_is_a_problem() {
+    // ring_t1_tall's records and sums fit one sm_90 block up to K = 23552.
+    let found = problems(&ring_rule_config(1, 24576, "ring_t1_tall"));
     assert_eq!(found.len(), 1, "{found:#?}");
     assert_eq!(
         found[0].to_string(),
@@ -548,29 +553,7 @@ variant = "splitk2_per32"
 #[test]
 fn a_ring_rule_bounded_below_its_k_by_a_non_multiple_of_256_is_fine() {
     // ring_t4_tall fits up to K = 7936; K comes in multiples of 256, so k <= 8191 admits nothing beyond.
-    let config = parse(
-        r#"
-[[rule]]
-name = "tall"
-arch = "sm_90"
-tokens = 4
-k = { max = 8191 }
-variant = "ring_t4_tall"
-
-[[rule]]
-name = "rest"
-arch = "sm_90"
-tokens = { min = 1 }
-variant = "regfold_64x64"
-
-[[rule]]
-name = "ampere"
-arch = "sm_80"
-tokens = { min = 1 }
-variant = "splitk2_per32"
-"#,
-    );
-    assert_eq!(problems(&config), []);
+    assert_eq!(problems(&ring_rule_config(4, 8191, "ring_t4_tall")), []);
 }
 
 const OWN_VARIANT: &str = r#"
