@@ -208,11 +208,6 @@ impl Engine {
             Engine::MmaK32Regfold | Engine::WgmmaK32Regfold | Engine::WgmmaF16Regfold
         )
     }
-    /// Engines whose tokens arrive as f16, written by the activation quantizer beside the int8 ones
-    /// (docs/KERNELS.md, "Activations").
-    pub const fn reads_f16_tokens(self) -> bool {
-        matches!(self, Engine::WgmmaF16Regfold)
-    }
     /// Engines that multiply with Hopper's warpgroup MMA (sm_90a only).
     pub const fn is_wgmma(self) -> bool {
         matches!(

@@ -124,17 +124,8 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
             push("smem_weight_d", desc.nbj.saturating_mul(4), 4);
         }
     }
-    if desc.engine.reads_f16_tokens() {
-        // The quantizer's f16 tokens as core matrices (8 tokens x 8 halves), for wgmma's B; the activation
-        // scales come through registers into the window regions (below).
-        push(
-            "smem_tokens_f16",
-            desc.tile_n
-                .saturating_mul(desc.kdr.saturating_mul(32))
-                .saturating_mul(2),
-            16,
-        );
-    } else {
+    // The f16 engine brings its tokens through registers into its window regions (below), not through a stage.
+    if desc.engine != Engine::WgmmaF16Regfold {
         push(
             "smem_activations",
             desc.tile_n.saturating_mul(staged_row),
@@ -163,7 +154,14 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     let mut window_buffers = 0;
     let mut window_buffer_bytes = 0u32;
     if desc.engine == Engine::WgmmaF16Regfold {
+        let window_k = desc.kdr.saturating_mul(32);
         for (name, bytes, row_stride) in [
+            // The window's tokens as f16 core matrices (8 tokens x 8 halves), for wgmma's B.
+            (
+                "smem_tokens_f16",
+                desc.tile_n.saturating_mul(window_k).saturating_mul(2),
+                16,
+            ),
             // The window's activation scales, chunk-major, a lane's tokens of two fragments in one 16-byte slot.
             (
                 "smem_activation_d_by_chunk",

@@ -13,7 +13,7 @@ use crate::description::{Engine, VariantDescription};
 pub fn canonical_name(desc: &VariantDescription) -> String {
     let accumulators = match desc.engine {
         Engine::MmaK32Prefolded => format!("_acc{}_{}", desc.accumulator_sets, desc.refill),
-        Engine::WgmmaK32Prefolded | Engine::WgmmaK32Regfold | Engine::WgmmaF16Regfold => {
+        Engine::WgmmaK32Prefolded | Engine::WgmmaK32Regfold => {
             format!("_acc{}", desc.accumulator_sets)
         }
         Engine::MmaK32Regfold => format!("_{}", desc.refill),

@@ -295,16 +295,23 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                 desc.engine, desc.stages
             ),
         );
-        // Every wgmma engine stages its tokens (int8, or the quantizer's f16 copy) with cp.async of 16 bytes.
+        // The f16 engine brings its tokens through registers; the int8 ones stage them with cp.async.
+        let (tokens_arrive, cp_async_tokens) = if desc.engine == Engine::WgmmaF16Regfold {
+            (
+                "loads each window's tokens into registers during the window before and converts them to \
+                 f16 itself",
+                CpAsync::Off,
+            )
+        } else {
+            ("stages its tokens with cp.async", CpAsync::B16)
+        };
         check(
             &mut errors,
-            desc.cp_async_activations == CpAsync::B16,
+            desc.cp_async_activations == cp_async_tokens,
             "cp_async_activations",
             format!(
-                "engine {} stages its tokens with cp.async: cp_async_activations must be {}; got {}",
-                desc.engine,
-                CpAsync::B16,
-                desc.cp_async_activations
+                "engine {} {tokens_arrive}: cp_async_activations must be {cp_async_tokens}; got {}",
+                desc.engine, desc.cp_async_activations
             ),
         );
         if desc.engine == Engine::WgmmaF16Regfold {
@@ -380,8 +387,7 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         matches!(desc.accumulator_sets, 1 | 2),
         "accumulator_sets",
         format!(
-            "accumulator_sets must be 1 (h pass, x64, l pass; one chunk in flight for wgmma_f16_regfold) or 2 \
-             (h and l side by side; two chunks in flight); got {}",
+            "accumulator_sets must be 1 (h pass, x64, l pass) or 2 (h and l side by side); got {}",
             desc.accumulator_sets
         ),
     );
@@ -389,13 +395,11 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         &mut errors,
         desc.accumulator_sets != 2
             || (desc.engine.is_prefolded() && desc.mode == NumericsMode::IntPer256)
-            || desc.engine == Engine::WgmmaK32Regfold
-            || desc.engine == Engine::WgmmaF16Regfold,
+            || desc.engine == Engine::WgmmaK32Regfold,
         "accumulator_sets",
         format!(
             "accumulator_sets = 2 keeps h and l sums apart, which only the prefolded engines under mode \
-             int_per256 and engine wgmma_k32_regfold have, or two chunks in flight, which engine \
-             wgmma_f16_regfold has; this is engine {} with mode {}",
+             int_per256 and engine wgmma_k32_regfold have; this is engine {} with mode {}",
             desc.engine, desc.mode
         ),
     );

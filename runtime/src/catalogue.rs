@@ -222,8 +222,8 @@ pub const WGMMA_REGFOLD_128X64: VariantDescription = variant! {
 /// 8 warps back is not yet identified.
 pub const WGMMA_F16_128X64: VariantDescription = variant! {
     name: "wgmma_f16_128x64", engine: wgmma_f16_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
-    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
-    accumulator_sets: 2, totals: shared, archs: [sm_90],
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2,
+    totals: shared, archs: [sm_90],
 };
 
 /// Decode (issue 12): each warp streams its rows along K straight from the q6_K blocks into registers, a pass

@@ -183,8 +183,6 @@ struct RenderContext {
     stream: bool,
     /// Engine `stream_ring`.
     stream_ring: bool,
-    /// The quantizer also writes the tokens as f16, which the engine stages for wgmma's B (`wgmma_f16_regfold`).
-    tokens_f16: bool,
     /// The ring engine's per-token, per-super-block activation record: its bytes, and where its `da` and
     /// offsets start ([`RING_RECORD_BYTES`]).
     ring_record_bytes: u32,
@@ -426,7 +424,6 @@ fn render_context(
         regfold,
         stream: desc.engine == Engine::StreamDp4a,
         stream_ring: desc.engine == Engine::StreamRing,
-        tokens_f16: desc.engine.reads_f16_tokens(),
         ring_record_bytes: RING_RECORD_BYTES,
         ring_record_scales: RING_RECORD_SCALES,
         ring_record_offsets: RING_RECORD_OFFSETS,

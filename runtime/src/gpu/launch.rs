@@ -442,8 +442,6 @@ pub struct LoadedVariant {
     combine: Option<Kernel>,
     dynamic_shared: u32,
     group: u32,
-    /// The quantizer also writes the f16 copy of the tokens that the engine reads (docs/KERNELS.md).
-    f16_tokens: bool,
     gpu_name: String,
     ordinal: usize,
     /// Whether the matmul and the combine are queued as programmatic dependents of the kernel before them (PDL,
@@ -648,7 +646,6 @@ impl LoadedVariant {
             combine,
             dynamic_shared,
             group: desc.mode.activation_group(),
-            f16_tokens: desc.engine.reads_f16_tokens(),
             gpu_name: info.name.clone(),
             ordinal: info.ordinal,
             programmatic: info.compute_capability.0 >= 9,
@@ -720,7 +717,7 @@ impl LoadedVariant {
         check_buffer("activations", x.len(), n * k, || {
             format!("n = {n} tokens of K = {k}")
         })?;
-        ws.check_activations(n, k, self.group, self.f16_tokens)?;
+        ws.check_activations(n, k, self.group)?;
         let cfg = quantizer_config(n, k, self.group)?;
         ws.quantized = None;
         let kernel = &self.quantize;
@@ -733,7 +730,7 @@ impl LoadedVariant {
         // SAFETY: the argument list is the ABI of mmq_quantize_activations_g{G} (docs/KERNELS.md); every buffer
         // was checked above to hold what the grid touches: x >= n*K, q >= n*K, d >= n*K/G.
         launch(&kernel.info.name, cfg, || unsafe { b.launch(cfg) })?;
-        ws.quantized = Some((n, k, self.group, self.f16_tokens));
+        ws.quantized = Some((n, k, self.group));
         Ok(())
     }
 
@@ -766,7 +763,7 @@ impl LoadedVariant {
         check_buffer("output", out_len, n * m, || {
             format!("n = {n} tokens by m = {m} rows")
         })?;
-        ws.check_activations(n, k, self.group, self.f16_tokens)?;
+        ws.check_activations(n, k, self.group)?;
         if self.desc.ksplit > 1 {
             ws.check_segments(m, n, k)?;
         }
@@ -822,7 +819,7 @@ impl LoadedVariant {
         self.same_context("the weights", weights.bytes().context())?;
         self.same_context("the output", out.context())?;
         self.same_context("the workspace", ws.act_q.context())?;
-        ws.check_quantized(n, k, self.group, self.f16_tokens)?;
+        ws.check_quantized(n, k, self.group)?;
         let cfg = matmul_config(&self.desc, m, n, self.call_shared_bytes(k)?)?;
         let kernel = match weights.layout() {
             Layout::Raw => &self.raw,
@@ -1226,16 +1223,6 @@ fn build_rendered_since(
     ))
 }
 
-/// Bytes of the workspace's quant buffer per activation value: the int8 quant, and for engines that read f16
-/// tokens the quantizer's f16 copy after all of them.
-fn quant_bytes_per_value(f16_tokens: bool) -> usize {
-    if f16_tokens {
-        3
-    } else {
-        1
-    }
-}
-
 /// Device buffers between the kernels, reused across calls: the quantized activations (`q [n][K]` int8,
 /// `d [n][K/G]` f32) and, for split-K variants, the segment partials (`f32 [nseg][n][m]`).
 #[derive(Debug)]
@@ -1246,8 +1233,8 @@ pub struct Workspace {
     act_q: CudaSlice<i8>,
     act_d: CudaSlice<f32>,
     segments: Option<CudaSlice<f32>>,
-    /// `(n, K, G, f16 copy)` of the activations `act_q`/`act_d` hold now.
-    quantized: Option<(usize, usize, u32, bool)>,
+    /// `(n, K, G)` of the activations `act_q`/`act_d` hold now.
+    quantized: Option<(usize, usize, u32)>,
 }
 
 impl Workspace {
@@ -1280,8 +1267,7 @@ impl Workspace {
                 )
             }
         }
-        // Engines that read f16 tokens get the quantizer's f16 copy after the int8 quants (docs/KERNELS.md).
-        let q_len = max_n * max_k * quant_bytes_per_value(desc.engine.reads_f16_tokens());
+        let q_len = max_n * max_k;
         let d_len = max_n * max_k / group;
         let act_q = stream
             .alloc_zeros::<i8>(q_len)
@@ -1313,27 +1299,19 @@ impl Workspace {
     /// Whether this workspace can serve `desc` at this shape without growing.
     pub fn fits(&self, desc: &VariantDescription, m: usize, n: usize, k: usize) -> bool {
         let group = desc.mode.activation_group();
-        self.check_activations(n, k, group, desc.engine.reads_f16_tokens())
-            .is_ok()
+        self.check_activations(n, k, group).is_ok()
             && (desc.ksplit == 1 || self.check_segments(m, n, k).is_ok())
     }
 
-    fn check_activations(
-        &self,
-        n: usize,
-        k: usize,
-        group: u32,
-        f16_tokens: bool,
-    ) -> Result<(), LaunchError> {
+    fn check_activations(&self, n: usize, k: usize, group: u32) -> Result<(), LaunchError> {
         let g = group as usize;
-        let quant_bytes = n * k * quant_bytes_per_value(f16_tokens);
-        if quant_bytes > self.act_q.len() || n * (k / g) > self.act_d.len() {
+        if n * k > self.act_q.len() || n * (k / g) > self.act_d.len() {
             return Err(LaunchError::Workspace(format!(
-                "the workspace holds {} bytes of activation quants and {} scales, but n = {n} tokens of K = {k} in \
-                 groups of {g} need {} and {}: make a Workspace for the larger shape (it was made for n <= {}, K <= {})",
+                "the workspace holds {} activation quants and {} scales, but n = {n} tokens of K = {k} in groups \
+                 of {g} need {} and {}: make a Workspace for the larger shape (it was made for n <= {}, K <= {})",
                 self.act_q.len(),
                 self.act_d.len(),
-                quant_bytes,
+                n * k,
                 n * (k / g),
                 self.max_n,
                 self.max_k
@@ -1342,21 +1320,10 @@ impl Workspace {
         Ok(())
     }
 
-    fn check_quantized(
-        &self,
-        n: usize,
-        k: usize,
-        group: u32,
-        f16_tokens: bool,
-    ) -> Result<(), LaunchError> {
+    fn check_quantized(&self, n: usize, k: usize, group: u32) -> Result<(), LaunchError> {
         match self.quantized {
-            Some((qn, qk, qg, f16)) if (qn, qk, qg) == (n, k, group) && (f16 || !f16_tokens) => Ok(()),
-            Some((qn, qk, qg, _)) if (qn, qk, qg) == (n, k, group) => Err(LaunchError::Workspace(
-                "the workspace holds activations quantized without the f16 copy this engine reads: quantize \
-                 them with this variant first"
-                    .into(),
-            )),
-            Some((qn, qk, qg, _)) => Err(LaunchError::Workspace(format!(
+            Some(q) if q == (n, k, group) => Ok(()),
+            Some((qn, qk, qg)) => Err(LaunchError::Workspace(format!(
                 "the workspace holds activations quantized for n = {qn}, K = {qk} in groups of {qg}, but this \
                  matmul is n = {n}, K = {k} in groups of {group}: quantize them first"
             ))),
@@ -1386,7 +1353,7 @@ impl Workspace {
         &self,
         stream: &Arc<CudaStream>,
     ) -> Result<QuantizedActivations, LaunchError> {
-        let Some((n, k, group, _)) = self.quantized else {
+        let Some((n, k, group)) = self.quantized else {
             return Err(LaunchError::Workspace(
                 "the workspace holds no quantized activations to read: run the quantizer first"
                     .into(),

@@ -1,4 +1,4 @@
-// The f16 warpgroup engine stages the quantizer's f16 tokens with cp.async of 16 bytes.
+// The f16 warpgroup engine sums a chunk's two planes in one f32 accumulator: it has no second set.
 use mmqgen_codegen::VariantDescription;
 
 const V: VariantDescription = mmqgen_macros::variant! {
@@ -13,7 +13,7 @@ const V: VariantDescription = mmqgen_macros::variant! {
     scale_fetch: narrow,
     expand: uint4,
     stages: 2,
-    cp_async_activations: off,
+    accumulator_sets: 2,
     archs: [sm_90],
 };
 
