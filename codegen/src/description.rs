@@ -87,6 +87,15 @@ pub enum Totals {
     Shared,
 }
 
+/// Which kernel quantizes the activations (NUMERICS.md 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Quantizer {
+    /// The module's own quantizer kernel, queued before the matmul (the matmul waits for it).
+    Separate,
+    /// The matmul kernel itself, from `x`, before its weights arrive: one launch a call (engine `stream_ring`).
+    Fused,
+}
+
 /// When a pipelined main loop issues the copies that refill a stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Refill {
@@ -147,6 +156,7 @@ pub struct VariantDescription {
     pub accumulator_sets: u32,
     pub totals: Totals,
     pub refill: Refill,
+    pub quantizer: Quantizer,
     /// Blocks that must fit one SM at once (`__launch_bounds__`' second argument): caps the registers per
     /// thread at 64K / (blocks x threads) so that more warps hide latency. 1 leaves the compiler free.
     pub blocks_per_sm: u32,
@@ -230,6 +240,16 @@ impl Totals {
         match self {
             Totals::Registers => "reg",
             Totals::Shared => "smem",
+        }
+    }
+}
+
+impl Quantizer {
+    pub const ALL: [Quantizer; 2] = [Quantizer::Separate, Quantizer::Fused];
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            Quantizer::Separate => "separate",
+            Quantizer::Fused => "fused",
         }
     }
 }
@@ -398,6 +418,7 @@ impl VariantDescription {
         accumulator_sets: 1,
         totals: Totals::Registers,
         refill: Refill::Burst,
+        quantizer: Quantizer::Separate,
         blocks_per_sm: 1,
         chunk_unroll: 0,
         archs: ArchSet::EMPTY.with(Arch::Sm90),
@@ -445,6 +466,7 @@ field_enums!(
     ExpandWidth,
     Totals,
     Refill,
+    Quantizer,
     CpAsync,
     Arch
 );
@@ -481,6 +503,7 @@ keyword_enums!(
     ExpandWidth,
     Totals,
     Refill,
+    Quantizer,
     Arch
 );
 

@@ -334,7 +334,7 @@ macro_rules! cp_async_field {
 }
 
 /// The number of fields a description has.
-pub const FIELD_COUNT: usize = 21;
+pub const FIELD_COUNT: usize = 22;
 
 /// Every field of a description, in canonical order (the order of the header and of the expansion).
 pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
@@ -363,6 +363,7 @@ pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
     count_field!(accumulator_sets, "acc"),
     keyword_field!(totals: Totals, "tot"),
     keyword_field!(refill: Refill),
+    keyword_field!(quantizer: Quantizer, "q"),
     count_field!(blocks_per_sm, "b"),
     field!(
         chunk_unroll,
@@ -534,6 +535,7 @@ mod tests {
             accumulator_sets: 2,
             totals: Totals::Shared,
             refill: Refill::Spread,
+            quantizer: Quantizer::Fused,
             blocks_per_sm: 2,
             chunk_unroll: 4,
             archs: ArchSet::EMPTY.with(Arch::Sm80).with(Arch::Sm90),
@@ -597,6 +599,7 @@ mod tests {
                 "accumulator_sets     = 1",
                 "totals               = registers",
                 "refill               = burst",
+                "quantizer            = separate",
                 "blocks_per_sm        = 1",
                 "chunk_unroll         = full",
             ]

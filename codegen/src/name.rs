@@ -2,13 +2,14 @@
 //! order, CUTLASS-style, so that the name alone tells a reviewer the whole configuration. The declared name
 //! and the architecture list are left out: neither changes the source.
 
-use crate::description::{Engine, VariantDescription};
+use crate::description::{Engine, Quantizer, VariantDescription};
 
 /// `q6k_<engine>_<mode>_<nbj>x<tile_n>_w<warps_m>x<warps_n>_kdr<k>_ks<ksplit>_<fetch>_<expand>_cpa<a>_cpp<p>_s<stages>`,
 /// then `_acc<sets>` for the prefolded and wgmma engines, the only ones with a choice of accumulator sets, and for
 /// `mma_k32_prefolded` and `mma_k32_regfold`, the engines with a choice of refill, `_burst` or `_spread` (the validator holds every
 /// other engine at the default, so leaving these out of their names loses nothing), then `_totreg` or
-/// `_totsmem` where K is not split, then `_u<chunks>` where the chunk loop is
+/// `_totsmem` where K is not split, then `_fq` where the matmul quantizes its own activations, then `_u<chunks>`
+/// where the chunk loop is
 /// not unrolled fully, then `_b<blocks>` where a number of blocks per SM is asked for.
 pub fn canonical_name(desc: &VariantDescription) -> String {
     let accumulators = match desc.engine {
@@ -32,13 +33,18 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
         String::new()
     };
     // Only the register-fold engine may unroll its chunk loop partly; a full unroll is not named.
+    // Only the ring may quantize its own activations; the default, a separate quantizer, is not named.
+    let quantizer = match desc.quantizer {
+        Quantizer::Separate => "",
+        Quantizer::Fused => "_fq",
+    };
     let unroll = if desc.chunk_unroll > 0 {
         format!("_u{}", desc.chunk_unroll)
     } else {
         String::new()
     };
     format!(
-        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{unroll}{occupancy}",
+        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{quantizer}{unroll}{occupancy}",
         desc.engine,
         desc.mode,
         desc.nbj,

@@ -339,6 +339,16 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     if desc.engine == Engine::StreamRing {
         validate_stream_ring(desc, &mut errors);
     }
+    check(
+        &mut errors,
+        desc.quantizer == Quantizer::Separate || desc.engine == Engine::StreamRing,
+        "quantizer",
+        format!(
+            "only engine stream_ring quantizes the activations inside its matmul (quantizer = fused); engine {} \
+             reads what the quantizer kernel wrote: quantizer must be separate",
+            desc.engine
+        ),
+    );
     if desc.engine == Engine::WgmmaK32Prefolded {
         check(
             &mut errors,

@@ -527,6 +527,7 @@ mod tests {
                 accumulator_sets: 1u32,
                 totals: ::mmqgen::codegen::Totals::Registers,
                 refill: ::mmqgen::codegen::Refill::Burst,
+                quantizer: ::mmqgen::codegen::Quantizer::Separate,
                 blocks_per_sm: 1u32,
                 chunk_unroll: 0u32,
                 archs: ::mmqgen::codegen::ArchSet(3u8),

@@ -6,7 +6,7 @@ use mmqgen::codegen::canonical_name;
 use mmqgen::select::{
     Bounds, Config, ConfigError, Finding, RuleProblem, Verdict, CHECK_MAX_TOKENS, DEFAULT_CONFIG,
 };
-use mmqgen::{Arch, VariantDescription};
+use mmqgen::{Arch, Layout, VariantDescription};
 
 fn parse(text: &str) -> Config {
     Config::parse(text, &catalogue::all()).unwrap_or_else(|e| panic!("{e}\n{text}"))
@@ -47,16 +47,22 @@ variant = "fold_per32"
 fn first_match_wins() {
     let config = parse(THREE);
     // n = 100, k = 14336: all three match; the first wins.
-    let s = config.select(Arch::Sm90, 4096, 100, 14336).unwrap();
+    let s = config
+        .select(Arch::Sm90, Layout::Padded, 4096, 100, 14336)
+        .unwrap();
     assert_eq!(
         (s.rule_index, s.rule_name, s.variant.name.as_ref()),
         (0, "decode", "small_n_f32")
     );
     // n = 512, k = 14336: rules 2 and 3 match; rule 2 wins.
-    let s = config.select(Arch::Sm90, 4096, 512, 14336).unwrap();
+    let s = config
+        .select(Arch::Sm90, Layout::Padded, 4096, 512, 14336)
+        .unwrap();
     assert_eq!((s.rule_index, s.variant.name.as_ref()), (1, "fold_per256"));
     // n = 512, k = 4096: only rule 3; unnamed rules are called "rule N".
-    let s = config.select(Arch::Sm90, 4096, 512, 4096).unwrap();
+    let s = config
+        .select(Arch::Sm90, Layout::Padded, 4096, 512, 4096)
+        .unwrap();
     assert_eq!(
         (s.rule_index, s.rule_name, s.variant.name.as_ref()),
         (2, "rule 3", "fold_per32")
@@ -66,7 +72,7 @@ fn first_match_wins() {
 #[test]
 fn explain_gives_every_rules_reason() {
     let config = parse(THREE);
-    let e = config.explain(Arch::Sm90, 4096, 512, 14336);
+    let e = config.explain(Arch::Sm90, Layout::Padded, 4096, 512, 14336);
     assert_eq!(e.chosen, Some(1));
     let fold256 = catalogue::find(&catalogue::all(), "fold_per256")
         .unwrap()
@@ -94,7 +100,7 @@ fn explain_gives_every_rules_reason() {
     ));
     let text = e.to_string();
     for line in [
-        "sm_90, m = 4096, n = 512, k = 14336: variant fold_per256 (q6k_",
+        "sm_90, padded weights, m = 4096, n = 512, k = 14336: variant fold_per256 (q6k_",
         "chosen by rule 2 'big-k': the first rule that matches (first match wins)",
         "rule 1 'decode' [sm_90, n 1..=128 -> small_n_f32]: no: tokens 1..=128 does not contain n = 512",
         "rule 3 [sm_90, n 100.. -> fold_per32]: matches too (arch sm_90, tokens 100.. contains n = 512, m any, k any), but rule 2 'big-k' comes first (first match wins)",
@@ -103,7 +109,7 @@ fn explain_gives_every_rules_reason() {
     }
 
     // Several reasons at once, and no winner.
-    let e = config.explain(Arch::Sm80, 4096, 512, 4096);
+    let e = config.explain(Arch::Sm80, Layout::Padded, 4096, 512, 4096);
     assert_eq!(e.chosen, None);
     assert_eq!(
         e.rules[1].verdict,
@@ -116,25 +122,28 @@ fn explain_gives_every_rules_reason() {
     );
     assert!(e
         .to_string()
-        .starts_with("sm_80, m = 4096, n = 512, k = 4096: no rule matches\n"));
+        .starts_with("sm_80, padded weights, m = 4096, n = 512, k = 4096: no rule matches\n"));
 }
 
 #[test]
 fn no_match_names_the_shape_and_the_rules() {
     let err = parse(THREE)
-        .select(Arch::Sm80, 4096, 512, 4096)
+        .select(Arch::Sm80, Layout::Padded, 4096, 512, 4096)
         .unwrap_err()
         .to_string();
     assert_eq!(
         err,
-        "no rule matches sm_80 with m = 4096, n = 512, k = 4096; the rules are: \
+        "no rule matches sm_80 with padded weights, m = 4096, n = 512, k = 4096; the rules are: \
          rule 1 'decode' (sm_90, n 1..=128 -> small_n_f32), rule 2 'big-k' (sm_90, n 64.., k 14336 -> fold_per256), \
          rule 3 (sm_90, n 100.. -> fold_per32)"
     );
     let empty = parse("");
     assert_eq!(
-        empty.select(Arch::Sm90, 1, 1, 256).unwrap_err().to_string(),
-        "no rule matches sm_90 with m = 1, n = 1, k = 256; the config has no rules"
+        empty
+            .select(Arch::Sm90, Layout::Padded, 1, 1, 256)
+            .unwrap_err()
+            .to_string(),
+        "no rule matches sm_90 with padded weights, m = 1, n = 1, k = 256; the config has no rules"
     );
     assert_eq!(empty.check(), [Finding::NoRules]);
 }
@@ -179,18 +188,21 @@ variant = "prefolded_per32"
         [
             Finding::Gap {
                 arch: Arch::Sm80,
+                layout: None,
                 from: 2,
                 to: 2,
                 partly_limited: false
             },
             Finding::Gap {
                 arch: Arch::Sm90,
+                layout: None,
                 from: 17,
                 to: 32,
                 partly_limited: true
             },
             Finding::Gap {
                 arch: Arch::Sm90,
+                layout: None,
                 from: 1001,
                 to: CHECK_MAX_TOKENS,
                 partly_limited: false
@@ -279,6 +291,7 @@ variant = "prefolded_per32"
     // The gap check counts only rules without m or k limits: sm_90 has one, for n 10..=1001.
     assert!(findings.contains(&Finding::Gap {
         arch: Arch::Sm90,
+        layout: None,
         from: 1,
         to: 9,
         partly_limited: true
@@ -306,6 +319,7 @@ variant = "fold_per32"
             // A config without sm_80 rules serves no sm_80 shape: that is a gap too.
             Finding::Gap {
                 arch: Arch::Sm80,
+                layout: None,
                 from: 1,
                 to: CHECK_MAX_TOKENS,
                 partly_limited: false
@@ -388,7 +402,7 @@ fn the_embedded_default_is_complete_and_valid() {
             1 << 20,
         ] {
             let s = config
-                .select(arch, 4096, n, 14336)
+                .select(arch, Layout::Padded, 4096, n, 14336)
                 .unwrap_or_else(|e| panic!("{e}"));
             assert!(s.variant.archs.contains(arch));
         }
@@ -407,7 +421,7 @@ fn the_embedded_default_is_complete_and_valid() {
     // The tuned choices (runtime/mmqgen.toml, measured on the H200: docs/PERF.md).
     let pick = |n| {
         config
-            .select(Arch::Sm90, 4096, n, 14336)
+            .select(Arch::Sm90, Layout::Padded, 4096, n, 14336)
             .unwrap()
             .variant
             .name
@@ -437,7 +451,7 @@ fn the_embedded_default_is_complete_and_valid() {
     // to 1280 tokens.
     let pick_tall = |n| {
         config
-            .select(Arch::Sm90, 14336, n, 4096)
+            .select(Arch::Sm90, Layout::Padded, 14336, n, 4096)
             .unwrap()
             .variant
             .name
@@ -480,7 +494,7 @@ fn the_embedded_default_is_complete_and_valid() {
     // Three or four tokens: the ring by m and K, as far as its shared memory goes; the register fold beyond.
     let pick_at = |m, n, k| {
         config
-            .select(Arch::Sm90, m, n, k)
+            .select(Arch::Sm90, Layout::Padded, m, n, k)
             .unwrap()
             .variant
             .name
@@ -576,7 +590,9 @@ variant = "mine"
 fn a_config_can_declare_and_select_its_own_variant() {
     let config = parse(OWN_VARIANT);
     assert_eq!(config.variants.len(), 1);
-    let s = config.select(Arch::Sm90, 64, 7, 256).unwrap();
+    let s = config
+        .select(Arch::Sm90, Layout::Padded, 64, 7, 256)
+        .unwrap();
     assert_eq!(s.variant.name, "mine");
     assert_eq!(s.variant, &config.variants[0]);
     // By its canonical name too.
@@ -585,7 +601,7 @@ fn a_config_can_declare_and_select_its_own_variant() {
         parse(&OWN_VARIANT.replace("variant = \"mine\"", &format!("variant = \"{canonical}\"")));
     assert_eq!(
         by_canonical
-            .select(Arch::Sm90, 64, 7, 256)
+            .select(Arch::Sm90, Layout::Padded, 64, 7, 256)
             .unwrap()
             .variant
             .name,
@@ -650,7 +666,7 @@ fn bad_configs_get_their_sentences() {
         ),
         (
             rule(&format!("{base}tokns = 3\nvariant = \"r56\"")),
-            "rule 1 'r': unknown key `tokns`; a rule takes name, arch, tokens, m, k, variant",
+            "rule 1 'r': unknown key `tokns`; a rule takes name, arch, layout, tokens, m, k, variant",
         ),
         (
             rule("arch = \"sm_86\"\ntokens = 1\nvariant = \"r56\""),
@@ -771,4 +787,129 @@ variant = "r56"
     );
     assert_eq!(r[1].m, Bounds::ANY);
     assert_eq!(r[0].summary(), "sm_90, n 7, m 1..=4096, k 1..=4096 -> r56");
+}
+
+/// A rule may name the weight layout it is for: the pick then depends on how the matrix was registered.
+const BY_LAYOUT: &str = r#"
+[[rule]]
+name = "ring-padded"
+arch = "sm_90"
+layout = "padded"
+tokens = 1
+k = { max = 23552 }
+variant = "ring_t1"
+
+[[rule]]
+name = "stream"
+arch = "sm_90"
+tokens = 1
+variant = "stream_t1"
+
+[[rule]]
+name = "rest"
+arch = "sm_90"
+tokens = { min = 2 }
+variant = "regfold_64x64"
+
+[[rule]]
+arch = "sm_80"
+tokens = { min = 1 }
+variant = "splitk2_per32"
+"#;
+
+#[test]
+fn a_rule_may_be_for_one_layout() {
+    let config = parse(BY_LAYOUT);
+    let pick = |layout| {
+        config
+            .select(Arch::Sm90, layout, 4096, 1, 4096)
+            .unwrap()
+            .variant
+            .name
+            .to_string()
+    };
+    assert_eq!(pick(Layout::Padded), "ring_t1");
+    assert_eq!(pick(Layout::Raw), "stream_t1");
+    // Registration builds planes for the variants that can serve its layout only.
+    let names = |layout| -> Vec<String> {
+        config
+            .variants_for(Arch::Sm90, layout, 4096, 4096)
+            .iter()
+            .map(|v| v.name.to_string())
+            .collect()
+    };
+    assert_eq!(names(Layout::Raw), ["stream_t1", "regfold_64x64"]);
+    assert_eq!(
+        names(Layout::Padded),
+        ["ring_t1", "stream_t1", "regfold_64x64"]
+    );
+    let e = config.explain(Arch::Sm90, Layout::Raw, 4096, 1, 4096);
+    assert_eq!(e.chosen, Some(1));
+    assert_eq!(
+        e.to_string().lines().nth(2).unwrap(),
+        "  rule 1 'ring-padded' [sm_90, padded layout, n 1, k 1..=23552 -> ring_t1]: no: it is for the padded \
+         layout, not raw"
+    );
+    // Not dead: it is the only rule of its shapes on the padded layout, and the raw layout has no gap.
+    let findings = config.check();
+    assert!(findings.iter().all(|f| !f.is_problem()), "{findings:#?}");
+}
+
+#[test]
+fn layout_gaps_and_dead_rules_are_per_layout() {
+    // Without "stream", raw weights have no n = 1 rule; a second padded-only rule under the first is dead.
+    let text = BY_LAYOUT.replace(
+        "name = \"stream\"\narch = \"sm_90\"\n",
+        "name = \"stream\"\narch = \"sm_90\"\nlayout = \"padded\"\n",
+    );
+    let findings = parse(&text).check();
+    assert!(
+        findings.contains(&Finding::Gap {
+            arch: Arch::Sm90,
+            layout: Some(Layout::Raw),
+            from: 1,
+            to: 1,
+            partly_limited: false,
+        }),
+        "{findings:#?}"
+    );
+    assert_eq!(
+        findings
+            .iter()
+            .find(|f| matches!(f, Finding::Gap { .. }))
+            .unwrap()
+            .to_string(),
+        "gap: no sm_90 rule covers n = 1 for every m and k in the raw layout"
+    );
+    let dead = BY_LAYOUT.replace("k = { max = 23552 }\n", "") + DEAD_PADDED;
+    let findings = parse(&dead).check();
+    let dead: Vec<String> = findings
+        .iter()
+        .filter(|f| matches!(f, Finding::DeadRule { .. }))
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        dead,
+        ["dead rule: rule 5 'late-padded' never matches: rule 1 'ring-padded' and rule 2 'stream' take every \
+          shape it covers (first match wins)"]
+    );
+}
+
+const DEAD_PADDED: &str = r#"
+[[rule]]
+name = "late-padded"
+arch = "sm_90"
+layout = "padded"
+tokens = 1
+variant = "stream_t2"
+"#;
+
+#[test]
+fn an_unknown_layout_is_refused() {
+    let text = BY_LAYOUT.replace("layout = \"padded\"", "layout = \"tiled\"");
+    assert_eq!(
+        refused(&text),
+        "rule 1 'ring-padded': layout 'tiled' is not a weight layout: it is raw or padded (or leave it out for \
+         both)"
+    );
 }

@@ -183,6 +183,8 @@ struct RenderContext {
     stream: bool,
     /// Engine `stream_ring`.
     stream_ring: bool,
+    /// The matmul quantizes its own activations from `x` (`quantizer = fused`).
+    fused_quantizer: bool,
     /// The ring engine's per-token, per-super-block activation record: its bytes, and where its `da` and
     /// offsets start ([`RING_RECORD_BYTES`]).
     ring_record_bytes: u32,
@@ -424,6 +426,7 @@ fn render_context(
         regfold,
         stream: desc.engine == Engine::StreamDp4a,
         stream_ring: desc.engine == Engine::StreamRing,
+        fused_quantizer: desc.quantizer == Quantizer::Fused,
         ring_record_bytes: RING_RECORD_BYTES,
         ring_record_scales: RING_RECORD_SCALES,
         ring_record_offsets: RING_RECORD_OFFSETS,

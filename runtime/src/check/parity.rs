@@ -1,9 +1,11 @@
 //! Running one parity case on the GPU: build, register, poison, launch, read back, compare.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
-use mmqgen_codegen::VariantDescription;
+use cudarc::driver::{CudaSlice, CudaStream};
+use mmqgen_codegen::{Quantizer, VariantDescription};
 use mmqgen_reference::digest;
 
 use super::case::{ParityCase, ParityInputs, Shape, MIN_SAMPLED_OUTPUTS};
@@ -15,8 +17,8 @@ use super::mutants::MutantError;
 use super::row::{ParityRow, Status};
 use crate::gpu::device::{is_sticky_kernel_fault, synchronize, DeviceError, Gpu};
 use crate::gpu::launch::{
-    build_rendered, build_variant, check_shape, poison_f32, read_prefix, BuildError, LaunchError,
-    Workspace,
+    build_rendered, build_variant, check_shape, poison_f32, read_prefix, BuildError, EntryPoints,
+    LaunchError, LoadedVariant, Workspace,
 };
 use crate::gpu::weights::{Layout, RegisteredWeights, WeightsError};
 
@@ -241,27 +243,19 @@ fn run_case_inner(
 
     let entry = variant.entry_points().clone();
     let kernels_start = Instant::now();
-    variant
-        .quantize_activations(&x, n, k, stream, &mut ws)
-        .map_err(stage(format!(
-            "launching the activation quantizer {}",
-            entry.quantize
-        )))?;
-    synchronize(
-        stream,
-        &format!("the activation quantizer {}", entry.quantize),
-    )?;
     let matmul_name = entry.matmul(case.layout).to_string();
-    variant
-        .matmul_entry(&weights, &mut out, n, stream, &mut ws)
-        .map_err(stage(format!("launching the matmul {matmul_name}")))?;
-    synchronize(stream, &format!("the matmul {matmul_name}"))?;
-    if desc.ksplit > 1 {
-        let name = entry.combine.clone().unwrap_or_default();
+    if desc.quantizer == Quantizer::Fused {
+        // One kernel quantizes and multiplies; it leaves the quantized activations in the workspace.
         variant
-            .combine(m, n, k, &mut out, stream, &ws)
-            .map_err(stage(format!("launching the combine {name}")))?;
-        synchronize(stream, &format!("the combine {name}"))?;
+            .matmul(&weights, &x, &mut out, n, stream, &mut ws)
+            .map_err(stage(format!(
+                "launching the matmul {matmul_name}, which quantizes its activations itself"
+            )))?;
+        synchronize(stream, &format!("the matmul {matmul_name}"))?;
+    } else {
+        queue_separately(
+            &variant, &entry, case, &weights, &x, &mut out, &mut ws, stream,
+        )?;
     }
     row.kernels_ms = kernels_start.elapsed().as_secs_f64() * 1e3;
 
@@ -295,6 +289,45 @@ fn run_case_inner(
         row.proven_first_bad = c.first_bad;
     }
     Ok(got)
+}
+
+/// The quantizer, the matmul entry point and the combine, each launched and waited for on its own, so that a
+/// fault names its kernel.
+#[allow(clippy::too_many_arguments)]
+fn queue_separately(
+    variant: &LoadedVariant,
+    entry: &EntryPoints,
+    case: &ParityCase,
+    weights: &RegisteredWeights,
+    x: &CudaSlice<f32>,
+    out: &mut CudaSlice<f32>,
+    ws: &mut Workspace,
+    stream: &Arc<CudaStream>,
+) -> Result<(), ParityError> {
+    let Shape { m, n, k } = case.shape;
+    variant
+        .quantize_activations(x, n, k, stream, ws)
+        .map_err(stage(format!(
+            "launching the activation quantizer {}",
+            entry.quantize
+        )))?;
+    synchronize(
+        stream,
+        &format!("the activation quantizer {}", entry.quantize),
+    )?;
+    let matmul_name = entry.matmul(case.layout);
+    variant
+        .matmul_entry(weights, out, n, stream, ws)
+        .map_err(stage(format!("launching the matmul {matmul_name}")))?;
+    synchronize(stream, &format!("the matmul {matmul_name}"))?;
+    if variant.description().ksplit > 1 {
+        let name = entry.combine.clone().unwrap_or_default();
+        variant
+            .combine(m, n, k, out, stream, ws)
+            .map_err(stage(format!("launching the combine {name}")))?;
+        synchronize(stream, &format!("the combine {name}"))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

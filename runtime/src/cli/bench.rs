@@ -20,11 +20,20 @@ use crate::measure::bench::{
 };
 use serde_json::json;
 
-/// The weight layout the variants are timed on.
+/// The weight layout the variants are timed on (bench), or the call is explained for (explain).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LayoutArg {
     Raw,
     Padded,
+}
+
+impl From<LayoutArg> for Layout {
+    fn from(arg: LayoutArg) -> Layout {
+        match arg {
+            LayoutArg::Raw => Layout::Raw,
+            LayoutArg::Padded => Layout::Padded,
+        }
+    }
 }
 
 /// The cuBLAS baselines' output type.
@@ -186,10 +195,7 @@ pub fn config(args: &BenchArgs) -> BenchConfig {
         shapes: select_shapes(args),
         warmup: args.warmup,
         repeats: args.repeats,
-        layout: match args.layout {
-            LayoutArg::Raw => Layout::Raw,
-            LayoutArg::Padded => Layout::Padded,
-        },
+        layout: args.layout.into(),
         seed: args.seed,
         cublas: !args.no_cublas,
         cublas_out: match args.cublas_out {

@@ -1,9 +1,11 @@
 //! `mmqgen config check [FILE]` and `mmqgen explain`: the selection config ([`crate::select`]) made
 //! readable, so that a person can see why a shape gets its variant before trusting a tuned file.
 
+use super::bench::LayoutArg;
 use super::CliError;
 use crate::codegen::VariantDescription;
 use crate::formats::input::{read_text_capped, shown, shown_path, CONFIG_FILE};
+use crate::gpu::weights::Layout;
 use crate::select::{arch_from_str, Config};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
@@ -33,6 +35,9 @@ pub struct ExplainArgs {
     /// The reduction length K.
     #[arg(long)]
     k: u64,
+    /// The layout the weights are registered in (rules may name one).
+    #[arg(long, value_enum, default_value_t = LayoutArg::Padded)]
+    layout: LayoutArg,
     /// The selection config (default: the embedded one).
     #[arg(long)]
     config: Option<PathBuf>,
@@ -117,21 +122,26 @@ pub fn run_explain(args: &ExplainArgs, all: &[VariantDescription]) -> Result<Exi
     })?;
     let (config, source) = load(args.config.as_deref(), all)?;
     println!("config: {source}");
-    print!("{}", config.explain(arch, args.m, args.n, args.k));
-    let chosen = config.select(arch, args.m, args.n, args.k)?;
-    println!("{}", footprint_line(chosen.variant, args.m, args.k));
+    let layout = args.layout.into();
+    print!("{}", config.explain(arch, layout, args.m, args.n, args.k));
+    let chosen = config.select(arch, layout, args.m, args.n, args.k)?;
+    println!("{}", footprint_line(chosen.variant, layout, args.m, args.k));
     Ok(ExitCode::SUCCESS)
 }
 
-/// One line on what the chosen variant costs on the device, padded layout (DECISIONS.md 12).
-pub fn footprint_line(variant: &crate::codegen::VariantDescription, m: u64, k: u64) -> String {
+/// One line on what the chosen variant costs on the device in `layout` (DECISIONS.md 12).
+pub fn footprint_line(
+    variant: &crate::codegen::VariantDescription,
+    layout: Layout,
+    m: u64,
+    k: u64,
+) -> String {
     let (m, k) = (m as usize, k as usize);
     let gguf = crate::gpu::weights::gguf_bytes(m, k);
-    let device =
-        crate::gpu::weights::device_footprint([variant], m, k, crate::gpu::weights::Layout::Padded);
+    let device = crate::gpu::weights::device_footprint([variant], m, k, layout);
     format!(
-        "footprint: {} reads {:.1} MiB on the device in the padded layout ({:.2}x the GGUF tensor's {:.1} MiB, {:.2} \
-         bytes per weight)",
+        "footprint: {} reads {:.1} MiB on the device in the {layout} layout ({:.2}x the GGUF tensor's {:.1} MiB, \
+         {:.2} bytes per weight)",
         variant.name,
         device as f64 / 1048576.0,
         device as f64 / gguf.max(1) as f64,

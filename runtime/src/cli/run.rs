@@ -10,6 +10,7 @@ use super::parity::{ChildCommand, ParityArgs};
 use super::CliError;
 use crate::codegen::{canonical_name, Arch, NumericsMode, VariantDescription};
 use crate::compile::cache::CacheOutcome;
+use crate::gpu::weights::Layout;
 use crate::select::Config;
 use clap::Args;
 use std::process::ExitCode;
@@ -32,13 +33,15 @@ pub const DEFAULT_SHAPES: [(usize, usize, usize); 6] = [
     (4096, 128, 4096),
 ];
 
-/// The variants the config picks for the default shapes, per architecture, without repeats.
+/// The variants the config picks for the default shapes in either layout, per architecture, without repeats.
 fn selected(config: &Config, arch: Arch) -> Vec<VariantDescription> {
     let mut chosen: Vec<VariantDescription> = Vec::new();
-    for (m, n, k) in DEFAULT_SHAPES {
-        if let Ok(selection) = config.select(arch, m as u64, n as u64, k as u64) {
-            if !chosen.iter().any(|v| v.name == selection.variant.name) {
-                chosen.push(selection.variant.clone());
+    for layout in Layout::ALL {
+        for (m, n, k) in DEFAULT_SHAPES {
+            if let Ok(selection) = config.select(arch, layout, m as u64, n as u64, k as u64) {
+                if !chosen.iter().any(|v| v.name == selection.variant.name) {
+                    chosen.push(selection.variant.clone());
+                }
             }
         }
     }
@@ -56,7 +59,7 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
         for variant in selected(&config, arch) {
             println!(
                 "{arch} {}",
-                crate::cli::config::footprint_line(&variant, 4096, 14336)
+                crate::cli::config::footprint_line(&variant, Layout::Padded, 4096, 14336)
             );
         }
     }

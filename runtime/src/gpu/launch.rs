@@ -21,7 +21,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
 use mmqgen_codegen::{
-    canonical_name, ring_shared_bytes, shared_layout, Engine, NumericsMode, ScaleFetch,
+    canonical_name, ring_shared_bytes, shared_layout, Engine, NumericsMode, Quantizer, ScaleFetch,
     VariantDescription, SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 use mmqgen_reference::activations::QuantizedActivations;
@@ -145,6 +145,12 @@ pub enum LaunchError {
         needed: u64,
         limit: u32,
     },
+
+    #[error(
+        "variant '{variant}' quantizes the activations inside its matmul kernel (quantizer = fused), so it has no \
+         matmul on activations quantized beforehand: call matmul with the activations x"
+    )]
+    FusedQuantizer { variant: String },
 
     #[error(
         "variant '{variant}' launches {threads} threads per block, but its kernel {kernel} can run at most \
@@ -747,6 +753,18 @@ impl LoadedVariant {
     ) -> Result<(), LaunchError> {
         // Check everything before queueing anything.
         self.check_matmul(weights, out.len(), n, ws)?;
+        if self.desc.quantizer == Quantizer::Fused {
+            // One launch: the kernel quantizes x itself and leaves q and d in the workspace for checks.
+            let k = weights.k();
+            self.same_context("the activations", x.context())?;
+            check_buffer("activations", x.len(), n * k, || {
+                format!("n = {n} tokens of K = {k}")
+            })?;
+            ws.quantized = None;
+            self.queue_matmul(weights, Some(x), out, n, stream, ws)?;
+            ws.quantized = Some((n, k, self.group));
+            return Ok(());
+        }
         self.quantize_activations(x, n, weights.k(), stream, ws)?;
         self.matmul_quantized(weights, out, n, stream, ws)
     }
@@ -804,9 +822,29 @@ impl LoadedVariant {
 
     /// Queues only the matmul entry point for the weights' layout (for split-K variants it writes the segment
     /// partials into the workspace, and [`Self::combine`] must follow). [`Self::matmul_quantized`] does both.
+    /// A variant that quantizes inside its matmul (`quantizer = fused`) has no such entry: use [`Self::matmul`].
     pub fn matmul_entry(
         &self,
         weights: &RegisteredWeights,
+        out: &mut CudaSlice<f32>,
+        n: usize,
+        stream: &Arc<CudaStream>,
+        ws: &mut Workspace,
+    ) -> Result<(), LaunchError> {
+        if self.desc.quantizer == Quantizer::Fused {
+            return Err(LaunchError::FusedQuantizer {
+                variant: self.desc.name.to_string(),
+            });
+        }
+        self.queue_matmul(weights, None, out, n, stream, ws)
+    }
+
+    /// The matmul entry point on the workspace's quantized activations, or, for `quantizer = fused`, on `x`
+    /// (passed in the `plane` slot, docs/KERNELS.md), whose quantization it writes into the workspace.
+    fn queue_matmul(
+        &self,
+        weights: &RegisteredWeights,
+        x: Option<&CudaSlice<f32>>,
         out: &mut CudaSlice<f32>,
         n: usize,
         stream: &Arc<CudaStream>,
@@ -819,7 +857,9 @@ impl LoadedVariant {
         self.same_context("the weights", weights.bytes().context())?;
         self.same_context("the output", out.context())?;
         self.same_context("the workspace", ws.act_q.context())?;
-        ws.check_quantized(n, k, self.group)?;
+        if x.is_none() {
+            ws.check_quantized(n, k, self.group)?;
+        }
         let cfg = matmul_config(&self.desc, m, n, self.call_shared_bytes(k)?)?;
         let kernel = match weights.layout() {
             Layout::Raw => &self.raw,
@@ -838,7 +878,12 @@ impl LoadedVariant {
         };
         let (weights_ptr, _w) = weight_bytes.device_ptr(stream);
         let plane_view = plane.map(|p| p.device_ptr(stream));
-        let plane_ptr = plane_view.as_ref().map_or(null, |(p, _)| *p);
+        let x_view = x.map(|x| x.device_ptr(stream));
+        let plane_ptr = match (&x_view, &plane_view) {
+            (Some((x, _)), _) => *x,
+            (None, Some((p, _))) => *p,
+            (None, None) => null,
+        };
         let (act_q, _q) = ws.act_q.device_ptr(stream);
         let (act_d, _d) = ws.act_d.device_ptr(stream);
         let (out_ptr, _o) = out.device_ptr_mut(stream);
@@ -863,7 +908,9 @@ impl LoadedVariant {
             Layout::Raw => self.programmatic_min_blocks[0],
             Layout::Padded => self.programmatic_min_blocks[1],
         };
-        let programmatic = self.programmatic && blocks >= min_blocks;
+        // A fused-quantizer matmul follows whatever the stream ran before, which may still be writing x: queued
+        // the ordinary way.
+        let programmatic = self.programmatic && blocks >= min_blocks && x.is_none();
         // SAFETY: `args` is docs/KERNELS.md's ARGS, pointing at locals that outlive the call (which copies them);
         // check_matmul verified the output (n*m), the quantized activations (n*K, n*K/G), the segment buffer
         // (nseg*n*m when ksplit > 1) and the plane; the weights hold m*K/256 blocks of their layout by

@@ -87,11 +87,17 @@ impl Mmq {
         &self.gpu
     }
 
-    /// The variant the config picks for a shape on this GPU.
-    pub fn select(&self, m: usize, n: usize, k: usize) -> Result<VariantDescription, MmqError> {
+    /// The variant the config picks for a shape on this GPU, for weights registered in `layout`.
+    pub fn select(
+        &self,
+        layout: Layout,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<VariantDescription, MmqError> {
         Ok(self
             .config
-            .select(self.arch, m as u64, n as u64, k as u64)?
+            .select(self.arch, layout, m as u64, n as u64, k as u64)?
             .variant
             .clone())
     }
@@ -106,7 +112,10 @@ impl Mmq {
         layout: Layout,
     ) -> Result<Q6kMatrix<'_>, MmqError> {
         let mut weights = RegisteredWeights::register(&self.gpu, raw, m, k, layout)?;
-        for variant in self.config.variants_for(self.arch, m as u64, k as u64) {
+        for variant in self
+            .config
+            .variants_for(self.arch, layout, m as u64, k as u64)
+        {
             for plane in planes_read(variant) {
                 weights.add_plane_kind(raw, plane)?;
             }
@@ -202,7 +211,7 @@ impl Q6kMatrix<'_> {
                 given: x.len() / n,
             });
         }
-        let desc = self.mmq.select(m, n, k)?;
+        let desc = self.mmq.select(self.weights.layout(), m, n, k)?;
         let variant = self.mmq.loaded(&desc)?;
         let workspace = self.workspace(stream, &variant, n)?;
         let mut workspace = workspace

@@ -8,9 +8,11 @@ use crate::codegen::{ring_max_k, Engine};
 pub enum Finding {
     /// The config has no rules at all.
     NoRules,
-    /// No rule without an m or K limit covers `from..=to` tokens on `arch`.
+    /// No rule without an m or K limit covers `from..=to` tokens on `arch` (for weights in `layout`; `None`:
+    /// in either layout).
     Gap {
         arch: Arch,
+        layout: Option<Layout>,
         from: u64,
         to: u64,
         /// Some rule limited to certain m or K covers part of the gap.
@@ -52,6 +54,8 @@ pub enum Finding {
         label: String,
         earlier: String,
         arch: Arch,
+        /// The one layout both rules are for; `None`: both layouts.
+        layout: Option<Layout>,
         shared: [Bounds; 3],
     },
     /// Informational: one architecture picks variants of different numerics modes, so the bits of a matmul
@@ -82,6 +86,7 @@ impl fmt::Display for Finding {
             Finding::NoRules => f.write_str("error: the config has no rules, so no shape can be served"),
             Finding::Gap {
                 arch,
+                layout,
                 from,
                 to,
                 partly_limited,
@@ -95,6 +100,9 @@ impl fmt::Display for Finding {
                     f,
                     "gap: no {arch} rule covers {range} for every m and k"
                 )?;
+                if let Some(layout) = layout {
+                    write!(f, " in the {layout} layout")?;
+                }
                 if *partly_limited {
                     f.write_str(" (rules limited to some m or k cover part of it, which is not enough)")?;
                 }
@@ -136,12 +144,17 @@ impl fmt::Display for Finding {
                 label,
                 earlier,
                 arch,
+                layout,
                 shared,
                 ..
             } => write!(
                 f,
-                "overlap (informational): {label} and {earlier} both cover {arch}, n {}, m {}, k {}; {earlier} wins there",
-                shared[0], shared[1], shared[2]
+                "overlap (informational): {label} and {earlier} both cover {arch}, {}n {}, m {}, k {}; {earlier} wins \
+                 there",
+                layout.map_or(String::new(), |l| format!("{l} layout, ")),
+                shared[0],
+                shared[1],
+                shared[2]
             ),
             Finding::ModeMix { arch, modes } => {
                 let parts: Vec<String> = modes
@@ -173,7 +186,47 @@ impl Config {
         let boxes: Vec<Result<Box3, String>> = self.rules.iter().map(Box3::of).collect();
         let mut findings = Vec::new();
         for arch in Arch::ALL {
-            findings.extend(self.gaps(arch, &boxes));
+            // Reported once when both layouts have the same gaps (always so without `layout` keys).
+            let [raw, padded] = Layout::ALL.map(|layout| self.gaps(arch, layout, &boxes));
+            let same = raw.len() == padded.len()
+                && raw.iter().zip(&padded).all(|(a, b)| match (a, b) {
+                    (
+                        Finding::Gap {
+                            from,
+                            to,
+                            partly_limited,
+                            ..
+                        },
+                        Finding::Gap {
+                            from: f2,
+                            to: t2,
+                            partly_limited: p2,
+                            ..
+                        },
+                    ) => (from, to, partly_limited) == (f2, t2, p2),
+                    _ => false,
+                });
+            if same {
+                findings.extend(raw.into_iter().map(|g| match g {
+                    Finding::Gap {
+                        arch,
+                        from,
+                        to,
+                        partly_limited,
+                        ..
+                    } => Finding::Gap {
+                        arch,
+                        layout: None,
+                        from,
+                        to,
+                        partly_limited,
+                    },
+                    other => other,
+                }));
+            } else {
+                findings.extend(raw);
+                findings.extend(padded);
+            }
         }
         for rule in &self.rules {
             if rule.variant.engine != Engine::StreamRing {
@@ -202,33 +255,60 @@ impl Config {
                 });
             }
         }
-        let mut per_arch: HashMap<Arch, ArchRules> = HashMap::new();
+        // Rules are weighed per architecture and layout: a rule without a `layout` key is in both.
+        let mut per_arch: HashMap<(Arch, Layout), ArchRules> = HashMap::new();
         let mut cells_left = CELL_BUDGET;
         let mut live = vec![false; self.rules.len()];
         let mut overlaps = Vec::new();
         let mut overlaps_cut = false;
         for (rule, b) in self.rules.iter().zip(&boxes) {
             let Ok(b) = b else { continue };
-            let arch = per_arch.entry(rule.arch).or_default();
-            match arch.verdict(b, &mut cells_left) {
-                Coverage::Covered => findings.push(Finding::DeadRule {
+            let layouts: Vec<Layout> = Layout::ALL
+                .into_iter()
+                .filter(|l| rule.takes_layout(*l))
+                .collect();
+            // Dead when earlier rules cover it in every layout it is for; live when open in one.
+            let mut verdicts = Vec::with_capacity(layouts.len());
+            for layout in &layouts {
+                let arch = per_arch.entry((rule.arch, *layout)).or_default();
+                verdicts.push(arch.verdict(b, &mut cells_left));
+            }
+            if verdicts.iter().all(|v| matches!(v, Coverage::Covered)) {
+                let mut by: Vec<String> = Vec::new();
+                for layout in &layouts {
+                    for label in
+                        per_arch[&(rule.arch, *layout)].some_earlier(b, |i| self.rules[i].label())
+                    {
+                        if !by.contains(&label) {
+                            by.push(label);
+                        }
+                    }
+                }
+                findings.push(Finding::DeadRule {
                     rule: rule.index,
                     label: rule.label(),
-                    by: arch.some_earlier(b, |i| self.rules[i].label()),
-                }),
-                Coverage::Unknown => {
-                    findings.push(Finding::Unchecked {
-                        rule: rule.index,
-                        label: rule.label(),
-                    });
-                    live[rule.index] = true;
-                }
-                Coverage::Open => live[rule.index] = true,
+                    by,
+                });
+            } else if verdicts.iter().any(|v| matches!(v, Coverage::Open)) {
+                live[rule.index] = true;
+            } else {
+                findings.push(Finding::Unchecked {
+                    rule: rule.index,
+                    label: rule.label(),
+                });
+                live[rule.index] = true;
             }
             if live[rule.index] && !overlaps_cut {
-                let (mut earlier, complete) = arch.earlier_overlapping(b, OVERLAP_WALK);
+                let mut earlier: Vec<usize> = Vec::new();
+                for layout in &layouts {
+                    let (found, complete) =
+                        per_arch[&(rule.arch, *layout)].earlier_overlapping(b, OVERLAP_WALK);
+                    earlier.extend(found);
+                    overlaps_cut |= !complete;
+                }
                 earlier.retain(|&i| live[i]);
                 earlier.sort_unstable();
+                earlier.dedup();
                 for i in earlier {
                     if overlaps.len() == MAX_OVERLAPS {
                         overlaps_cut = true;
@@ -241,13 +321,18 @@ impl Config {
                             label: rule.label(),
                             earlier: e.label(),
                             arch: rule.arch,
+                            layout: rule.layout.or(e.layout),
                             shared,
                         });
                     }
                 }
-                overlaps_cut |= !complete;
             }
-            arch.insert(rule.index, b);
+            for layout in &layouts {
+                per_arch
+                    .get_mut(&(rule.arch, *layout))
+                    .expect("entered above")
+                    .insert(rule.index, b);
+            }
         }
         findings.extend(overlaps);
         if overlaps_cut {
@@ -292,12 +377,17 @@ impl Config {
     }
 
     /// Token ranges in `1..=CHECK_MAX_TOKENS` that no rule of `arch` covering every valid m and K serves.
-    pub(super) fn gaps(&self, arch: Arch, boxes: &[Result<Box3, String>]) -> Vec<Finding> {
+    pub(super) fn gaps(
+        &self,
+        arch: Arch,
+        layout: Layout,
+        boxes: &[Result<Box3, String>],
+    ) -> Vec<Finding> {
         let of_arch = || {
             self.rules
                 .iter()
                 .zip(boxes)
-                .filter(move |(r, _)| r.arch == arch)
+                .filter(move |(r, _)| r.arch == arch && r.takes_layout(layout))
                 .filter_map(|(_, b)| b.as_ref().ok())
         };
         let mut covered: Vec<(u64, u64)> = of_arch()
@@ -336,6 +426,7 @@ impl Config {
             .filter(|(from, _)| *from <= CHECK_MAX_TOKENS)
             .map(|(from, to)| Finding::Gap {
                 arch,
+                layout: Some(layout),
                 from,
                 to,
                 partly_limited: touched(from, to),

@@ -25,6 +25,7 @@ pub struct RuleVerdict {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Explanation {
     pub arch: Arch,
+    pub layout: Layout,
     pub m: u64,
     pub n: u64,
     pub k: u64,
@@ -38,8 +39,8 @@ pub struct Explanation {
 impl fmt::Display for Explanation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let shape = format!(
-            "{}, m = {}, n = {}, k = {}",
-            self.arch, self.m, self.n, self.k
+            "{}, {} weights, m = {}, n = {}, k = {}",
+            self.arch, self.layout, self.m, self.n, self.k
         );
         match (self.chosen, &self.variant) {
             (Some(i), Some((name, canonical))) => {
@@ -77,13 +78,13 @@ impl fmt::Display for Explanation {
 
 impl Config {
     /// Every rule's verdict on the shape, and the winner.
-    pub fn explain(&self, arch: Arch, m: u64, n: u64, k: u64) -> Explanation {
+    pub fn explain(&self, arch: Arch, layout: Layout, m: u64, n: u64, k: u64) -> Explanation {
         let mut chosen = None;
         let rules = self
             .rules
             .iter()
             .map(|r| {
-                let reasons = r.mismatches(arch, m, n, k);
+                let reasons = r.mismatches(arch, layout, m, n, k);
                 let verdict = match chosen {
                     _ if !reasons.is_empty() => Verdict::Rejected { reasons },
                     Some(winner) => Verdict::Shadowed {
@@ -107,6 +108,7 @@ impl Config {
             .collect();
         Explanation {
             arch,
+            layout,
             m,
             n,
             k,

@@ -9,6 +9,7 @@
 //! [[rule]]
 //! name = "prefill-sm90"   # optional; "rule N" otherwise
 //! arch = "sm_90"
+//! layout = "padded"       # optional: the weight layout ("raw" or "padded"); omitted = both
 //! tokens = { min = 129 }  # n; also [129, 4096] (inclusive) or 512 (exactly)
 //! m = 4096                # optional, same forms; omitted = any m
 //! k = [4096, 14336]       # optional, same forms; omitted = any K
@@ -22,6 +23,7 @@
 use crate::codegen::spec_file::{parse_toml, variants_from_toml, SpecError};
 use crate::codegen::{canonical_name, Arch, NumericsMode, VariantDescription};
 use crate::formats::input::shown;
+use crate::gpu::weights::Layout;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
@@ -75,9 +77,10 @@ pub struct Selection<'a> {
 
 /// No rule takes the shape.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("no rule matches {arch} with m = {m}, n = {n}, k = {k}; {rules}")]
+#[error("no rule matches {arch} with {layout} weights, m = {m}, n = {n}, k = {k}; {rules}")]
 pub struct SelectError {
     pub arch: Arch,
+    pub layout: Layout,
     pub m: u64,
     pub n: u64,
     pub k: u64,
@@ -153,21 +156,36 @@ impl Config {
         Config::parse(DEFAULT_CONFIG, catalogue)
     }
 
-    /// The variants of every rule that can take some token count at this architecture, m and K: what a
-    /// registration must build planes for.
-    pub fn variants_for(&self, arch: Arch, m: u64, k: u64) -> Vec<&VariantDescription> {
+    /// The variants of every rule that can take some token count at this architecture, layout, m and K: what
+    /// a registration must build planes for.
+    pub fn variants_for(
+        &self,
+        arch: Arch,
+        layout: Layout,
+        m: u64,
+        k: u64,
+    ) -> Vec<&VariantDescription> {
         self.rules
             .iter()
-            .filter(|r| r.arch == arch && r.m.contains(m) && r.k.contains(k))
+            .filter(|r| {
+                r.arch == arch && r.takes_layout(layout) && r.m.contains(m) && r.k.contains(k)
+            })
             .map(|r| &r.variant)
             .collect()
     }
 
     /// The first rule that takes the shape.
-    pub fn select(&self, arch: Arch, m: u64, n: u64, k: u64) -> Result<Selection<'_>, SelectError> {
+    pub fn select(
+        &self,
+        arch: Arch,
+        layout: Layout,
+        m: u64,
+        n: u64,
+        k: u64,
+    ) -> Result<Selection<'_>, SelectError> {
         self.rules
             .iter()
-            .find(|r| r.matches(arch, m, n, k))
+            .find(|r| r.matches(arch, layout, m, n, k))
             .map(|r| Selection {
                 variant: &r.variant,
                 rule_index: r.index,
@@ -175,6 +193,7 @@ impl Config {
             })
             .ok_or_else(|| SelectError {
                 arch,
+                layout,
                 m,
                 n,
                 k,

@@ -2,7 +2,7 @@
 
 use super::*;
 
-pub(super) const RULE_KEYS: [&str; 6] = ["name", "arch", "tokens", "m", "k", "variant"];
+pub(super) const RULE_KEYS: [&str; 7] = ["name", "arch", "layout", "tokens", "m", "k", "variant"];
 
 /// An inclusive range of a shape dimension; `max: None` is open-ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +56,8 @@ pub struct Rule {
     /// Whether `name` was written (it is then quoted in sentences).
     pub named: bool,
     pub arch: Arch,
+    /// The weight layout the rule is for; `None` (no `layout` key): both.
+    pub layout: Option<Layout>,
     pub tokens: Bounds,
     pub m: Bounds,
     pub k: Bounds,
@@ -74,9 +76,13 @@ impl Rule {
         }
     }
 
-    /// `sm_90, n 1..=16, k 14336 -> small_n_f32` (m and k only when limited).
+    /// `sm_90, n 1..=16, k 14336 -> small_n_f32` (the layout, m and k only when limited).
     pub fn summary(&self) -> String {
-        let mut s = format!("{}, n {}", self.arch, self.tokens);
+        let mut s = self.arch.to_string();
+        if let Some(layout) = self.layout {
+            s += &format!(", {layout} layout");
+        }
+        s += &format!(", n {}", self.tokens);
         if !self.m.is_any() {
             s += &format!(", m {}", self.m);
         }
@@ -87,10 +93,16 @@ impl Rule {
     }
 
     /// Why the rule does not take the shape; empty when it does.
-    pub fn mismatches(&self, arch: Arch, m: u64, n: u64, k: u64) -> Vec<String> {
+    pub fn mismatches(&self, arch: Arch, layout: Layout, m: u64, n: u64, k: u64) -> Vec<String> {
         let mut why = Vec::new();
         if self.arch != arch {
             why.push(format!("arch is {}, not {arch}", self.arch));
+        }
+        if !self.takes_layout(layout) {
+            why.push(format!(
+                "it is for the {} layout, not {layout}",
+                self.layout.map_or("any", Layout::keyword)
+            ));
         }
         if !self.tokens.contains(n) {
             why.push(format!("tokens {} does not contain n = {n}", self.tokens));
@@ -113,8 +125,11 @@ impl Rule {
                 format!("{key} {b} contains {var} = {v}")
             }
         };
+        let layout = self
+            .layout
+            .map_or(String::new(), |l| format!(", layout {l}"));
         format!(
-            "arch {}, {}, {}, {}",
+            "arch {}{layout}, {}, {}, {}",
             self.arch,
             dim("tokens", "n", &self.tokens, n),
             dim("m", "m", &self.m, m),
@@ -122,8 +137,17 @@ impl Rule {
         )
     }
 
-    pub(super) fn matches(&self, arch: Arch, m: u64, n: u64, k: u64) -> bool {
-        self.arch == arch && self.tokens.contains(n) && self.m.contains(m) && self.k.contains(k)
+    pub(super) fn matches(&self, arch: Arch, layout: Layout, m: u64, n: u64, k: u64) -> bool {
+        self.arch == arch
+            && self.takes_layout(layout)
+            && self.tokens.contains(n)
+            && self.m.contains(m)
+            && self.k.contains(k)
+    }
+
+    /// Whether the rule serves weights registered in `layout`.
+    pub fn takes_layout(&self, layout: Layout) -> bool {
+        self.layout.is_none_or(|l| l == layout)
     }
 
     /// The rule's shapes as a box `[tokens, m, k]`.
@@ -154,6 +178,10 @@ pub enum RuleProblem {
     BadRange { key: String, reason: String },
     #[error("arch '{arch}' is not one mmqgen targets: {}", arch_list())]
     UnknownArch { arch: String },
+    #[error(
+        "layout '{layout}' is not a weight layout: it is raw or padded (or leave it out for both)"
+    )]
+    UnknownLayout { layout: String },
     #[error("no variant named '{name}': known variants are {} (declared or canonical names)", known.join(", "))]
     UnknownVariant { name: String, known: Vec<String> },
     #[error("variant '{variant}' is not built for {arch} (its archs are {archs}); pick a variant that lists {arch}")]
@@ -298,6 +326,16 @@ pub(super) fn parse_rule(
     let arch = arch_from_str(arch_text).ok_or_else(|| RuleProblem::UnknownArch {
         arch: shown(arch_text),
     })?;
+    let layout = string_key(table, "layout", "padded")?
+        .map(|text| {
+            Layout::ALL
+                .into_iter()
+                .find(|l| l.keyword() == text)
+                .ok_or_else(|| RuleProblem::UnknownLayout {
+                    layout: shown(text),
+                })
+        })
+        .transpose()?;
     let tokens = table
         .get("tokens")
         .ok_or(RuleProblem::MissingKey {
@@ -341,6 +379,7 @@ pub(super) fn parse_rule(
         name: written.map_or_else(|| format!("rule {}", index + 1), str::to_string),
         named: written.is_some(),
         arch,
+        layout,
         tokens,
         m,
         k,

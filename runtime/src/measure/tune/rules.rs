@@ -531,6 +531,7 @@ pub fn measurements(report: &BenchReport, descs: &[VariantDescription]) -> Vec<M
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::weights::Layout;
     use crate::select::{Finding, CHECK_MAX_TOKENS};
 
     fn ok(name: &str, us: f64) -> Candidate {
@@ -760,7 +761,7 @@ mod tests {
         let config = Config::parse(&tuned.text, &all).unwrap();
         assert_eq!(
             config
-                .select(Arch::Sm90, 4096, 1, 4096)
+                .select(Arch::Sm90, Layout::Padded, 4096, 1, 4096)
                 .unwrap()
                 .variant
                 .name,
@@ -801,11 +802,13 @@ mod tests {
             (81, &wide),
             (512, &wide),
         ] {
-            let got = config.select(Arch::Sm90, 4096, n, 4096).unwrap();
+            let got = config
+                .select(Arch::Sm90, Layout::Padded, 4096, n, 4096)
+                .unwrap();
             assert_eq!(got.variant.name, want.as_str(), "n = {n}");
         }
         assert!(config
-            .select(Arch::Sm90, 4096, CHECK_MAX_TOKENS, 4096)
+            .select(Arch::Sm90, Layout::Padded, 4096, CHECK_MAX_TOKENS, 4096)
             .is_ok());
     }
 
@@ -883,7 +886,7 @@ mod tests {
             (14336, 512, 4096, &p1),
             (14336, 4096, 4096, &p0),
         ] {
-            let got = config.select(Arch::Sm90, m, n, k).unwrap();
+            let got = config.select(Arch::Sm90, Layout::Padded, m, n, k).unwrap();
             assert_eq!(
                 got.variant.name,
                 want.as_str(),
