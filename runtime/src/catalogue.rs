@@ -33,7 +33,7 @@ pub const R56: VariantDescription = variant! {
     archs: [sm_80, sm_90],
 };
 /// llama.cpp's shape: 128 rows x 64 tokens, 8 warps, a super-block per step, mma k16, integer scales per 32.
-/// sm_90 only: sm_80's ptxas spills this tile.
+/// sm_90 only: sm_80's ptxas spills this tile. The default for raw registrations from n = 65 (decode log 18).
 pub const LLAMACPP: VariantDescription = variant! {
     name: "llamacpp", engine: mma_k16, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64, warps_m: 4, warps_n: 2,
     scale_fetch: wide, expand: uint4, cp_async_activations: 16, archs: [sm_90],
@@ -95,7 +95,8 @@ pub const PREFOLDED_SMALL_N: VariantDescription = variant! {
     warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16,
     stages: 2, archs: [sm_80, sm_90],
 };
-/// Split-K for few tokens: K in two halves of whole segments, then the ordered combine.
+/// Split-K for few tokens: K in two halves of whole segments, then the ordered combine. The default on sm_80, and
+/// for raw registrations at n = 17..64 (to 128 below m = 8192; decode log 18).
 pub const SPLITK2_PER32: VariantDescription = variant! {
     name: "splitk2_per32", engine: mma_k16, mode: int_per32, kdr: 4, nbj: 64, tile_n: 32, warps_m: 2,
     warps_n: 2, ksplit: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
@@ -227,23 +228,25 @@ pub const WGMMA_F16_128X64: VariantDescription = variant! {
 };
 
 /// Decode (issue 12): each warp streams its rows along K straight from the q6_K blocks into registers, a pass
-/// ahead, two rows at a time, with `dp4a`; 8 rows of 4 warps a block. One token a block: the default at n = 1.
+/// ahead, two rows at a time, with `dp4a`; 8 rows of 4 warps a block. One token a block: the default at n = 1 for
+/// raw registrations and where K is too long for the ring.
 pub const STREAM_T1: VariantDescription = variant! {
     name: "stream_t1", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 1, warps_m: 4, warps_n: 1,
     scale_fetch: narrow, expand: uint4, archs: [sm_90],
 };
-/// The streaming engine with 2 tokens a block: the default at n = 2.
+/// The streaming engine with 2 tokens a block: the default at n = 2 for raw registrations and where K is too
+/// long for the ring.
 pub const STREAM_T2: VariantDescription = variant! {
     name: "stream_t2", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 2, warps_m: 4, warps_n: 1,
     scale_fetch: narrow, expand: uint4, archs: [sm_90],
 };
-/// The streaming engine with 4 tokens a block: the default at n = 3..4 where the rows are many (m >= 8192),
-/// and at n = 5..16 (in token tiles of 4) where they are few.
+/// The streaming engine with 4 tokens a block: the default for raw registrations at n = 5..16, in token tiles
+/// of 4 (decode log 18).
 pub const STREAM_T4: VariantDescription = variant! {
     name: "stream_t4", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 4, warps_m: 4, warps_n: 1,
     scale_fetch: narrow, expand: uint4, archs: [sm_90],
 };
-/// 4 tokens, 16 rows a block (4 per warp): the default at n = 3..4 where the rows are few (m < 8192).
+/// 4 tokens, 16 rows a block (4 per warp): the default for raw registrations at n = 3..4 (decode log 16).
 pub const STREAM_T4_WIDE: VariantDescription = variant! {
     name: "stream_t4_wide", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 16, tile_n: 4, warps_m: 4,
     warps_n: 1, scale_fetch: narrow, expand: uint4, archs: [sm_90],
@@ -257,15 +260,27 @@ pub const STREAM_T8: VariantDescription = variant! {
 
 /// Decode through a shared-memory ring (issue 12, docs/PERF.md decode log 12-14): the block's 32 rows stream in
 /// as bulk copies, a warp's 32 super-blocks at a time, two stages deep; one super-block a thread. One token a
-/// block: the default at n = 1 below m = 8192.
+/// block: the default at n = 1 below m = 8192 for K above 4096 (`ring_t1_fused` takes K up to 4096).
 pub const RING_T1: VariantDescription = variant! {
     name: "ring_t1", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 1, warps_m: 8, warps_n: 1,
     scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
 };
-/// The ring with 112 rows a block (about one block per SM at m = 14336): the default at n = 1 from m = 8192.
+/// The ring with 112 rows a block (about one block per SM at m = 14336): the default at n = 1 from m = 8192 for K
+/// above 4096 (`ring_t1_tall_fused` below).
 pub const RING_T1_TALL: VariantDescription = variant! {
     name: "ring_t1_tall", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 1, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
+};
+/// `ring_t1` quantizing its token itself from x (quantizer = fused), one launch a call, between its first and
+/// second stage's copies: the default at n = 1 below m = 8192 up to K = 4096 (docs/PERF.md decode log 17).
+pub const RING_T1_FUSED: VariantDescription = variant! {
+    name: "ring_t1_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 1, warps_m: 8,
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
+};
+/// `ring_t1_tall` with the fused quantizer: the default at n = 1 from m = 8192 up to K = 4096.
+pub const RING_T1_TALL_FUSED: VariantDescription = variant! {
+    name: "ring_t1_tall_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 1, warps_m: 8,
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
 };
 /// Two tokens, 16 warps over one stage of 512 super-blocks: the default at n = 2 below m = 8192.
 pub const RING_T2: VariantDescription = variant! {
@@ -335,6 +350,8 @@ pub fn all() -> Vec<VariantDescription> {
         STREAM_T8,
         RING_T1,
         RING_T1_TALL,
+        RING_T1_FUSED,
+        RING_T1_TALL_FUSED,
         RING_T2,
         RING_T4,
         RING_T4_TALL,

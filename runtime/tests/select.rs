@@ -23,6 +23,16 @@ fn refused(text: &str) -> String {
     }
 }
 
+/// The declared name of the variant `config` picks on sm_90.
+fn chosen(config: &Config, layout: Layout, m: u64, n: u64, k: u64) -> String {
+    config
+        .select(Arch::Sm90, layout, m, n, k)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .variant
+        .name
+        .to_string()
+}
+
 const THREE: &str = r#"
 [[rule]]
 name = "decode"
@@ -419,14 +429,7 @@ fn the_embedded_default_is_complete_and_valid() {
         assert!(rule.named, "default rules carry names");
     }
     // The tuned choices (runtime/mmqgen.toml, measured on the H200: docs/PERF.md).
-    let pick = |n| {
-        config
-            .select(Arch::Sm90, Layout::Padded, 4096, n, 14336)
-            .unwrap()
-            .variant
-            .name
-            .to_string()
-    };
+    let pick = |n| chosen(&config, Layout::Padded, 4096, n, 14336);
     assert_eq!(
         [
             pick(1),
@@ -449,14 +452,7 @@ fn the_embedded_default_is_complete_and_valid() {
     );
     // At m = 14336: 96-token tiles at 65..96 and 129..192 tokens, else the 16 x 128 warp tiles, two blocks per SM up
     // to 1280 tokens.
-    let pick_tall = |n| {
-        config
-            .select(Arch::Sm90, Layout::Padded, 14336, n, 4096)
-            .unwrap()
-            .variant
-            .name
-            .to_string()
-    };
+    let pick_tall = |n| chosen(&config, Layout::Padded, 14336, n, 4096);
     assert_eq!(
         [
             pick_tall(96),
@@ -473,8 +469,8 @@ fn the_embedded_default_is_complete_and_valid() {
             "regfold_128x128"
         ]
     );
-    // Decode at m = 14336: the shared-memory ring up to 4 tokens, the register fold with K split in four from 5
-    // (docs/PERF.md, decode log 12-14).
+    // Decode at m = 14336: the shared-memory ring up to 4 tokens (quantizing its own token at n = 1), the register
+    // fold with K split in four from 5 (docs/PERF.md, decode log 12-14 and 17).
     assert_eq!(
         [
             pick_tall(1),
@@ -484,7 +480,7 @@ fn the_embedded_default_is_complete_and_valid() {
             pick_tall(32)
         ],
         [
-            "ring_t1_tall",
+            "ring_t1_tall_fused",
             "ring_t4_tall",
             "ring_t4_tall",
             "regfold_64x16_ks4",
@@ -492,14 +488,7 @@ fn the_embedded_default_is_complete_and_valid() {
         ]
     );
     // Three or four tokens: the ring by m and K, as far as its shared memory goes; the register fold beyond.
-    let pick_at = |m, n, k| {
-        config
-            .select(Arch::Sm90, Layout::Padded, m, n, k)
-            .unwrap()
-            .variant
-            .name
-            .to_string()
-    };
+    let pick_at = |m, n, k| chosen(&config, Layout::Padded, m, n, k);
     assert_eq!(
         [
             pick_at(4096, 3, 4096),
@@ -517,6 +506,37 @@ fn the_embedded_default_is_complete_and_valid() {
     // Past the K a ring variant fits, a token count still finds a variant.
     assert_eq!(pick_at(4096, 1, 65536), "stream_t1");
     assert_eq!(pick_at(14336, 2, 32768), "stream_t2");
+    // One token up to K = 4096: the ring that quantizes its token itself (decode log 17).
+    assert_eq!(pick_at(4096, 1, 4096), "ring_t1_fused");
+    // Raw registrations never get the ring, and from n = 5 get picks measured on raw blocks (decode log 18).
+    let raw = |m, n, k| chosen(&config, Layout::Raw, m, n, k);
+    assert_eq!(
+        [
+            raw(4096, 1, 4096),
+            raw(4096, 2, 4096),
+            raw(14336, 4, 4096),
+            raw(4096, 8, 4096),
+            raw(14336, 64, 4096),
+            raw(4096, 128, 4096),
+            raw(14336, 128, 4096),
+            raw(4096, 512, 14336)
+        ],
+        [
+            "stream_t1",
+            "stream_t2",
+            "stream_t4_wide",
+            "stream_t4",
+            "splitk2_per32",
+            "splitk2_per32",
+            "llamacpp",
+            "llamacpp"
+        ]
+    );
+    for n in [1, 3, 5, 17, 65, 129, 65536] {
+        assert!(config
+            .select(Arch::Sm90, Layout::Raw, 4096, n, 14336)
+            .is_ok());
+    }
     // One numerics mode per architecture: the bits of a product do not depend on the token count.
     assert!(!config
         .check()
@@ -820,14 +840,7 @@ variant = "splitk2_per32"
 #[test]
 fn a_rule_may_be_for_one_layout() {
     let config = parse(BY_LAYOUT);
-    let pick = |layout| {
-        config
-            .select(Arch::Sm90, layout, 4096, 1, 4096)
-            .unwrap()
-            .variant
-            .name
-            .to_string()
-    };
+    let pick = |layout| chosen(&config, layout, 4096, 1, 4096);
     assert_eq!(pick(Layout::Padded), "ring_t1");
     assert_eq!(pick(Layout::Raw), "stream_t1");
     // Registration builds planes for the variants that can serve its layout only.

@@ -95,6 +95,21 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
                 ("refill", word("spread")),
             ],
         ),
+        (
+            "quantizer",
+            vec![
+                ("engine", word("stream_ring")),
+                ("kdr", Int(8)),
+                ("nbj", Int(32)),
+                ("tile_n", Int(1)),
+                ("warps_m", Int(8)),
+                ("warps_n", Int(1)),
+                ("expand", word("uint4")),
+                ("stages", Int(2)),
+                ("archs", FieldValue::List(vec![word("sm_90")])),
+                ("quantizer", word("fused")),
+            ],
+        ),
     ]
 }
 

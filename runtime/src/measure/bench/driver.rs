@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::{sys, CudaSlice, CudaStream};
-use mmqgen_codegen::{canonical_name, NumericsMode, VariantDescription};
+use mmqgen_codegen::{canonical_name, NumericsMode, Quantizer, VariantDescription};
 use mmqgen_reference::activations::{quantize_activations, QuantizedActivations};
 use mmqgen_reference::digest_case_inputs;
 use mmqgen_reference::matmul::reference_output;
@@ -447,7 +447,10 @@ fn run_shape(
     }
     for &i in &passing {
         contestants.push(Contestant::Total(i));
-        contestants.push(Contestant::Quantizer(i));
+        // A variant that quantizes inside its matmul runs no quantizer kernel in its call.
+        if rc.built[i].desc.quantizer == Quantizer::Separate {
+            contestants.push(Contestant::Quantizer(i));
+        }
     }
     let timings = time_interleaved(
         rc,
