@@ -33,10 +33,10 @@ pub const DEFAULT_SHAPES: [(usize, usize, usize); 6] = [
     (4096, 128, 4096),
 ];
 
-/// The variants the config picks for the default shapes in either layout, per architecture, without repeats.
-fn selected(config: &Config, arch: Arch) -> Vec<VariantDescription> {
+/// The variants the config picks for the default shapes in any of `layouts`, per architecture, without repeats.
+fn selected_in(config: &Config, arch: Arch, layouts: &[Layout]) -> Vec<VariantDescription> {
     let mut chosen: Vec<VariantDescription> = Vec::new();
-    for layout in Layout::ALL {
+    for &layout in layouts {
         for (m, n, k) in DEFAULT_SHAPES {
             if let Ok(selection) = config.select(arch, layout, m as u64, n as u64, k as u64) {
                 if !chosen.iter().any(|v| v.name == selection.variant.name) {
@@ -48,19 +48,26 @@ fn selected(config: &Config, arch: Arch) -> Vec<VariantDescription> {
     chosen
 }
 
+/// The variants the config picks for the default shapes in either layout (rules may name one).
+fn selected(config: &Config, arch: Arch) -> Vec<VariantDescription> {
+    selected_in(config, arch, &Layout::ALL)
+}
+
 pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
     let config = super::config::load(args.config.as_deref(), all)?.0;
     let mut skipped: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
 
     // What registering a matrix for the selection costs (DECISIONS.md 12), at a Llama-3-8B down projection's shape.
-    println!("== Footprint of the selected variants (m = 4096, K = 14336, padded layout)");
+    println!("== Footprint of the selected variants (m = 4096, K = 14336), in the layout they are picked for");
     for arch in Arch::ALL {
-        for variant in selected(&config, arch) {
-            println!(
-                "{arch} {}",
-                crate::cli::config::footprint_line(&variant, Layout::Padded, 4096, 14336)
-            );
+        for layout in Layout::ALL {
+            for variant in selected_in(&config, arch, &[layout]) {
+                println!(
+                    "{arch} {}",
+                    crate::cli::config::footprint_line(&variant, layout, 4096, 14336)
+                );
+            }
         }
     }
 
