@@ -18,6 +18,7 @@ use crate::measure::bench::{
     BenchReport, CublasOut, Outcome, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS, DEFAULT_SEED,
     DEFAULT_WARMUP, PREFILL_TOKENS,
 };
+use crate::select::arch_from_str;
 use serde_json::json;
 
 /// The weight layout the variants are timed on (bench), or the call is explained for (explain).
@@ -86,6 +87,15 @@ pub struct BenchArgs {
     /// Time every known variant, the dp4a ones included.
     #[arg(long, conflicts_with = "ab")]
     pub all: bool,
+
+    /// Also time, at each shape, the variant the selection config picks on this GPU for the layout, and end
+    /// with a table of those picks (what a caller of the library gets).
+    #[arg(long, conflicts_with = "ab")]
+    pub picks: bool,
+
+    /// The selection config for --picks (default: the embedded one).
+    #[arg(long, value_name = "FILE", requires = "picks")]
+    pub config: Option<PathBuf>,
 
     /// Time only A and B, interleaved on the same shapes, and apply the landing rule: B lands only if its
     /// median beats A's by at least 1.5% (per shape, and overall on the sum of medians).
@@ -174,6 +184,40 @@ pub fn select_variants(
         return Ok(all.to_vec());
     }
     Ok(default_variants(all))
+}
+
+/// For `--picks`: the config's pick at each shape on this GPU's architecture and the run's layout, each added to
+/// `descs` unless it is there already. Returns the config's source and the picks (or why a shape has none).
+#[allow(clippy::type_complexity)]
+fn add_picks(
+    args: &BenchArgs,
+    all: &[VariantDescription],
+    gpu: &Gpu,
+    cfg: &BenchConfig,
+    descs: &mut Vec<VariantDescription>,
+) -> Result<(String, Vec<(Shape, Result<String, String>)>), CliError> {
+    let arch = arch_from_str(gpu.arch()).ok_or_else(|| {
+        format!(
+            "this GPU is {}, which mmqgen does not target: --picks needs sm_80 or sm_90",
+            gpu.arch()
+        )
+    })?;
+    let (config, source) = super::config::load(args.config.as_deref(), all)?;
+    let mut picks = Vec::with_capacity(cfg.shapes.len());
+    for shape in &cfg.shapes {
+        let (m, n, k) = (shape.m as u64, shape.n as u64, shape.k as u64);
+        let pick = match config.select(arch, cfg.layout, m, n, k) {
+            Ok(selection) => {
+                if !descs.iter().any(|d| d.name == selection.variant.name) {
+                    descs.push(selection.variant.clone());
+                }
+                Ok(selection.variant.name.to_string())
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        picks.push((*shape, pick));
+    }
+    Ok((source, picks))
 }
 
 /// The shapes to time: `--shape`s or the default list, plus the prefill shapes with `--prefill`.
@@ -290,13 +334,18 @@ fn verdict_json_lines(
 }
 
 pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
-    let descs = select_variants(args, all)?;
+    let mut descs = select_variants(args, all)?;
     let cfg = config(args);
     let ab = args
         .ab
         .as_ref()
         .map(|_| (descs[0].name.to_string(), descs[1].name.to_string()));
     let gpu = Gpu::open(args.gpu)?;
+    let picks = if args.picks {
+        Some(add_picks(args, all, &gpu, &cfg, &mut descs)?)
+    } else {
+        None
+    };
     // Open the JSON file before the run: a path that cannot be written should not cost a whole run.
     let mut json = match &args.json {
         Some(path) => Some((
@@ -368,6 +417,13 @@ pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
     }
     println!("{}\n", report.legend());
     print!("{}", report.markdown_table());
+    if let Some((source, picks)) = &picks {
+        println!(
+            "\nThe pick of {source} at each shape ({} layout):\n",
+            cfg.layout
+        );
+        print!("{}", report.picks_table(picks));
+    }
 
     // A run is clean when every chosen variant was built and timed at every shape and nothing stopped it.
     failed |= report.aborted.is_some()
@@ -392,6 +448,18 @@ mod tests {
     fn parse(argv: &[&str]) -> Result<BenchArgs, String> {
         crate::cli::parse_args::<BenchArgs>(std::iter::once("bench").chain(argv.iter().copied()))
             .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn picks_take_an_optional_config_and_no_ab() {
+        let a = parse(&["--picks", "--config", "mine.toml"]).unwrap();
+        assert!(a.picks);
+        assert_eq!(a.config.as_deref(), Some(std::path::Path::new("mine.toml")));
+        assert!(
+            parse(&["--config", "mine.toml"]).is_err(),
+            "--config needs --picks"
+        );
+        assert!(parse(&["--picks", "--ab", "a", "b"]).is_err());
     }
 
     #[test]

@@ -125,6 +125,41 @@ impl BenchReport {
         }
     }
 
+    /// One row per shape for the variant a selection config picks there (`picks`: the shape and the pick's
+    /// declared name, or why there is none): its median, and that against cuBLAS bf16 and the quoted llama.cpp.
+    pub fn picks_table(&self, picks: &[(Shape, Result<String, String>)]) -> String {
+        let mut t = String::from(
+            "| m,n,k | the config's pick | median µs | x cuBLAS bf16 | llama.cpp µs (quoted) | x llama.cpp (quoted) |\n\
+             |---|---|---:|---:|---:|---:|\n",
+        );
+        for (shape, pick) in picks {
+            let llama = llamacpp_anchor_us(*shape);
+            let measured = self.shapes.iter().find(|s| s.shape == *shape);
+            let (name, median, bf16) = match pick {
+                Err(why) => (format!("none: {}", table_text(why)), None, None),
+                Ok(name) => {
+                    let median = measured
+                        .and_then(|s| s.variants.iter().find(|v| v.name == *name))
+                        .and_then(|v| v.total.median());
+                    (
+                        name.clone(),
+                        median,
+                        measured.and_then(|s| s.cublas_bf16_us()),
+                    )
+                }
+            };
+            let _ = writeln!(
+                t,
+                "| {shape} | {name} | {} | {} | {} | {} |",
+                cell_or_dash(median.map(fmt_us)),
+                ratio(bf16, median),
+                cell_or_dash(llama.map(fmt_us)),
+                ratio(llama, median)
+            );
+        }
+        t
+    }
+
     /// The results as one markdown table, to paste into docs/PERF.md.
     pub fn markdown_table(&self) -> String {
         let mut t = String::new();

@@ -462,3 +462,31 @@ fn warm_weights_is_said_in_the_legend_and_rows_and_silences_the_rotation_note() 
     );
     assert!(warm.json_rows().iter().all(|r| r.warm_weights));
 }
+
+#[test]
+fn the_picks_table_gives_each_shapes_pick_against_the_baselines() {
+    let decode = Shape::new(4096, 1, 4096);
+    let prefill = Shape::new(4096, 512, 14336);
+    let r = report(vec![
+        shape_result(
+            decode,
+            vec![variant("ring", Some(10.0)), variant("other", Some(12.0))],
+            15.0,
+        ),
+        shape_result(prefill, vec![variant("a", Some(400.0))], 200.0),
+    ]);
+    let picks = vec![
+        (decode, Ok("ring".to_string())),
+        (prefill, Ok("a".to_string())),
+        (Shape::new(64, 1, 256), Err("no rule matches".to_string())),
+    ];
+    let t = r.picks_table(&picks);
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines.len(), 5, "{t}");
+    assert_eq!(lines[2], "| 4096,1,4096 | ring | 10.0 | 1.50 | — | — |");
+    assert_eq!(lines[3], "| 4096,512,14336 | a | 400 | 0.50 | 436 | 1.09 |");
+    assert_eq!(
+        lines[4],
+        "| 64,1,256 | none: no rule matches | — | — | — | — |"
+    );
+}
