@@ -188,44 +188,19 @@ impl Config {
         for arch in Arch::ALL {
             // Reported once when both layouts have the same gaps (always so without `layout` keys).
             let [raw, padded] = Layout::ALL.map(|layout| self.gaps(arch, layout, &boxes));
-            let same = raw.len() == padded.len()
-                && raw.iter().zip(&padded).all(|(a, b)| match (a, b) {
-                    (
-                        Finding::Gap {
-                            from,
-                            to,
-                            partly_limited,
-                            ..
-                        },
-                        Finding::Gap {
-                            from: f2,
-                            to: t2,
-                            partly_limited: p2,
-                            ..
-                        },
-                    ) => (from, to, partly_limited) == (f2, t2, p2),
-                    _ => false,
-                });
-            if same {
-                findings.extend(raw.into_iter().map(|g| match g {
-                    Finding::Gap {
-                        arch,
-                        from,
-                        to,
-                        partly_limited,
-                        ..
-                    } => Finding::Gap {
-                        arch,
-                        layout: None,
-                        from,
-                        to,
-                        partly_limited,
-                    },
-                    other => other,
-                }));
+            let per_layout: Vec<(Option<Layout>, &Vec<GapRange>)> = if raw == padded {
+                vec![(None, &raw)]
             } else {
-                findings.extend(raw);
-                findings.extend(padded);
+                vec![(Some(Layout::Raw), &raw), (Some(Layout::Padded), &padded)]
+            };
+            for (layout, gaps) in per_layout {
+                findings.extend(gaps.iter().map(|g| Finding::Gap {
+                    arch,
+                    layout,
+                    from: g.from,
+                    to: g.to,
+                    partly_limited: g.partly_limited,
+                }));
             }
         }
         for rule in &self.rules {
@@ -376,13 +351,14 @@ impl Config {
         findings
     }
 
-    /// Token ranges in `1..=CHECK_MAX_TOKENS` that no rule of `arch` covering every valid m and K serves.
+    /// Token ranges in `1..=CHECK_MAX_TOKENS` that no rule of `arch` for `layout` covering every valid m and K
+    /// serves.
     pub(super) fn gaps(
         &self,
         arch: Arch,
         layout: Layout,
         boxes: &[Result<Box3, String>],
-    ) -> Vec<Finding> {
+    ) -> Vec<GapRange> {
         let of_arch = || {
             self.rules
                 .iter()
@@ -424,15 +400,21 @@ impl Config {
         }
         gaps.into_iter()
             .filter(|(from, _)| *from <= CHECK_MAX_TOKENS)
-            .map(|(from, to)| Finding::Gap {
-                arch,
-                layout: Some(layout),
+            .map(|(from, to)| GapRange {
                 from,
                 to,
                 partly_limited: touched(from, to),
             })
             .collect()
     }
+}
+
+/// Token counts `from..=to` that no unlimited rule covers ([`Finding::Gap`] without its architecture and layout).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct GapRange {
+    from: u64,
+    to: u64,
+    partly_limited: bool,
 }
 
 /// The largest m, n or K that [`crate::gpu::launch::check_shape`] accepts on its own (it also bounds products);
