@@ -884,8 +884,15 @@ impl LoadedVariant {
             (None, Some((p, _))) => *p,
             (None, None) => null,
         };
-        let (act_q, _q) = ws.act_q.device_ptr(stream);
-        let (act_d, _d) = ws.act_d.device_ptr(stream);
+        // A fused-quantizer kernel writes q and d; the others read them.
+        let ((act_q, _q), (act_d, _d)) = if x.is_some() {
+            (
+                ws.act_q.device_ptr_mut(stream),
+                ws.act_d.device_ptr_mut(stream),
+            )
+        } else {
+            (ws.act_q.device_ptr(stream), ws.act_d.device_ptr(stream))
+        };
         let (out_ptr, _o) = out.device_ptr_mut(stream);
         let segments_view = match (self.desc.ksplit > 1, ws.segments.as_mut()) {
             (true, Some(s)) => Some(s.device_ptr_mut(stream)),
@@ -912,6 +919,7 @@ impl LoadedVariant {
         // the ordinary way.
         let programmatic = self.programmatic && blocks >= min_blocks && x.is_none();
         // SAFETY: `args` is docs/KERNELS.md's ARGS, pointing at locals that outlive the call (which copies them);
+        // with `quantizer = fused` the plane slot holds x, which matmul checked holds n*K values;
         // check_matmul verified the output (n*m), the quantized activations (n*K, n*K/G), the segment buffer
         // (nseg*n*m when ksplit > 1) and the plane; the weights hold m*K/256 blocks of their layout by
         // construction.
