@@ -328,10 +328,8 @@ pub(super) fn parse_rule(
     })?;
     let layout = string_key(table, "layout", "padded")?
         .map(|text| {
-            Layout::ALL
-                .into_iter()
-                .find(|l| l.keyword() == text)
-                .ok_or_else(|| RuleProblem::UnknownLayout {
+            text.parse::<Layout>()
+                .map_err(|_| RuleProblem::UnknownLayout {
                     layout: shown(text),
                 })
         })
