@@ -70,6 +70,14 @@ fn require(errors: &mut Vec<FieldError>, ok: bool, field: &str, message: String)
     }
 }
 
+/// One sentence about several fields that must hold together, filed under the first that does not (so that the
+/// macro points at a field that is wrong).
+fn require_fields(errors: &mut Vec<FieldError>, fields: &[(&str, bool)], message: String) {
+    if let Some((field, _)) = fields.iter().find(|(_, ok)| !ok) {
+        errors.push(fail(field, message));
+    }
+}
+
 /// The engines that implement only the accurate mode say so in one sentence.
 fn require_int_per32(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
     require(
@@ -87,13 +95,14 @@ fn require_int_per32(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
 /// and one lane per output runs the float sequence of NUMERICS.md 5.
 fn validate_stream(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
     require_int_per32(desc, errors);
-    let mut check = |ok: bool, field: &str, message: String| require(errors, ok, field, message);
-    check(
-        desc.kdr == 8
-            && desc.stages == 1
-            && !desc.cp_async_activations.is_on()
-            && !desc.cp_async_plane.is_on(),
-        "stages",
+    require_fields(
+        errors,
+        &[
+            ("kdr", desc.kdr == 8),
+            ("stages", desc.stages == 1),
+            ("cp_async_activations", !desc.cp_async_activations.is_on()),
+            ("cp_async_plane", !desc.cp_async_plane.is_on()),
+        ],
         format!(
             "engine stream_dp4a reads whole q6_K blocks and the activations straight into registers, a pass \
              ahead, with nothing staged: kdr must be 8, stages 1 and cp.async off; got kdr = {}, stages = {}, \
@@ -101,15 +110,19 @@ fn validate_stream(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
             desc.kdr, desc.stages, desc.cp_async_activations, desc.cp_async_plane
         ),
     );
-    check(
-        desc.scale_fetch == ScaleFetch::Narrow && desc.expand == ExpandWidth::Uint4,
-        "scale_fetch",
+    require_fields(
+        errors,
+        &[
+            ("scale_fetch", desc.scale_fetch == ScaleFetch::Narrow),
+            ("expand", desc.expand == ExpandWidth::Uint4),
+        ],
         format!(
             "engine stream_dp4a loads each lane's 32-byte runs 16 bytes at a time (padded layout) and its scales \
              from the block: scale_fetch must be narrow and expand uint4; got {} and {}",
             desc.scale_fetch, desc.expand
         ),
     );
+    let mut check = |ok: bool, field: &str, message: String| require(errors, ok, field, message);
     check(
         desc.ksplit == 1,
         "ksplit",
@@ -149,14 +162,15 @@ pub const RING_MAX_TOKENS: u32 = 8;
 /// tokens. (`stages` is the depth of each warp's ring: 1 still works, with no copy in flight during a stage.)
 fn validate_stream_ring(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
     require_int_per32(desc, errors);
-    let mut check = |ok: bool, field: &str, message: String| require(errors, ok, field, message);
-    check(
-        desc.kdr == 8
-            && !desc.cp_async_activations.is_on()
-            && !desc.cp_async_plane.is_on()
-            && desc.scale_fetch == ScaleFetch::Narrow
-            && desc.expand == ExpandWidth::Uint4,
-        "kdr",
+    require_fields(
+        errors,
+        &[
+            ("kdr", desc.kdr == 8),
+            ("cp_async_activations", !desc.cp_async_activations.is_on()),
+            ("cp_async_plane", !desc.cp_async_plane.is_on()),
+            ("scale_fetch", desc.scale_fetch == ScaleFetch::Narrow),
+            ("expand", desc.expand == ExpandWidth::Uint4),
+        ],
         format!(
             "engine stream_ring copies whole q6_K blocks with bulk copies and stages the tokens itself: kdr must \
              be 8, cp.async off, scale_fetch narrow and expand uint4; got kdr = {}, cp_async_activations = {}, \
@@ -164,6 +178,7 @@ fn validate_stream_ring(desc: &VariantDescription, errors: &mut Vec<FieldError>)
             desc.kdr, desc.cp_async_activations, desc.cp_async_plane, desc.scale_fetch, desc.expand
         ),
     );
+    let mut check = |ok: bool, field: &str, message: String| require(errors, ok, field, message);
     check(
         desc.ksplit == 1 && desc.totals == Totals::Registers,
         "ksplit",
@@ -276,10 +291,12 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                 desc.engine, desc.kdr
             ),
         );
-        check(
+        require_fields(
             &mut errors,
-            desc.scale_fetch == ScaleFetch::Narrow && desc.expand == ExpandWidth::Uint4,
-            "scale_fetch",
+            &[
+                ("scale_fetch", desc.scale_fetch == ScaleFetch::Narrow),
+                ("expand", desc.expand == ExpandWidth::Uint4),
+            ],
             format!(
                 "engine {} copies whole blocks in 16-byte pieces and reads the scales from them: \
                  scale_fetch must be narrow and expand uint4; got {} and {}",
