@@ -9,8 +9,7 @@ use crate::description::{Engine, Quantizer, VariantDescription};
 /// `mma_k32_prefolded` and `mma_k32_regfold`, the engines with a choice of refill, `_burst` or `_spread` (the validator holds every
 /// other engine at the default, so leaving these out of their names loses nothing), then `_totreg` or
 /// `_totsmem` where K is not split, then `_fq` where the matmul quantizes its own activations, then `_u<chunks>`
-/// where the chunk loop is
-/// not unrolled fully, then `_b<blocks>` where a number of blocks per SM is asked for.
+/// where the chunk loop is not unrolled fully, then `_b<blocks>` where a number of blocks per SM is asked for.
 pub fn canonical_name(desc: &VariantDescription) -> String {
     let accumulators = match desc.engine {
         Engine::MmaK32Prefolded => format!("_acc{}_{}", desc.accumulator_sets, desc.refill),
@@ -32,12 +31,12 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
     } else {
         String::new()
     };
-    // Only the register-fold engine may unroll its chunk loop partly; a full unroll is not named.
     // Only the ring may quantize its own activations; the default, a separate quantizer, is not named.
     let quantizer = match desc.quantizer {
         Quantizer::Separate => "",
         Quantizer::Fused => "_fq",
     };
+    // Only the register-fold engine may unroll its chunk loop partly; a full unroll is not named.
     let unroll = if desc.chunk_unroll > 0 {
         format!("_u{}", desc.chunk_unroll)
     } else {

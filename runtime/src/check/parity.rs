@@ -17,8 +17,8 @@ use super::mutants::MutantError;
 use super::row::{ParityRow, Status};
 use crate::gpu::device::{is_sticky_kernel_fault, synchronize, DeviceError, Gpu};
 use crate::gpu::launch::{
-    build_rendered, build_variant, check_shape, poison_f32, read_prefix, BuildError, EntryPoints,
-    LaunchError, LoadedVariant, Workspace,
+    build_rendered, build_variant, check_shape, poison_f32, read_prefix, BuildError, LaunchError,
+    LoadedVariant, Workspace,
 };
 use crate::gpu::weights::{Layout, RegisteredWeights, WeightsError};
 
@@ -253,9 +253,7 @@ fn run_case_inner(
             )))?;
         synchronize(stream, &format!("the matmul {matmul_name}"))?;
     } else {
-        queue_separately(
-            &variant, &entry, case, &weights, &x, &mut out, &mut ws, stream,
-        )?;
+        queue_separately(&variant, case, &weights, &x, &mut out, &mut ws, stream)?;
     }
     row.kernels_ms = kernels_start.elapsed().as_secs_f64() * 1e3;
 
@@ -293,10 +291,8 @@ fn run_case_inner(
 
 /// The quantizer, the matmul entry point and the combine, each launched and waited for on its own, so that a
 /// fault names its kernel.
-#[allow(clippy::too_many_arguments)]
 fn queue_separately(
     variant: &LoadedVariant,
-    entry: &EntryPoints,
     case: &ParityCase,
     weights: &RegisteredWeights,
     x: &CudaSlice<f32>,
@@ -305,6 +301,7 @@ fn queue_separately(
     stream: &Arc<CudaStream>,
 ) -> Result<(), ParityError> {
     let Shape { m, n, k } = case.shape;
+    let entry = variant.entry_points();
     variant
         .quantize_activations(x, n, k, stream, ws)
         .map_err(stage(format!(

@@ -718,11 +718,8 @@ impl LoadedVariant {
     ) -> Result<(), LaunchError> {
         let (_, ni, ki) = check_shape(1, n, k)?;
         self.same_context("the stream", stream.context())?;
-        self.same_context("the activations", x.context())?;
+        self.check_x(x, n, k)?;
         self.same_context("the workspace", ws.act_q.context())?;
-        check_buffer("activations", x.len(), n * k, || {
-            format!("n = {n} tokens of K = {k}")
-        })?;
         ws.check_activations(n, k, self.group)?;
         let cfg = quantizer_config(n, k, self.group)?;
         ws.quantized = None;
@@ -756,10 +753,7 @@ impl LoadedVariant {
         if self.desc.quantizer == Quantizer::Fused {
             // One launch: the kernel quantizes x itself and leaves q and d in the workspace for checks.
             let k = weights.k();
-            self.same_context("the activations", x.context())?;
-            check_buffer("activations", x.len(), n * k, || {
-                format!("n = {n} tokens of K = {k}")
-            })?;
+            self.check_x(x, n, k)?;
             ws.quantized = None;
             self.queue_matmul(weights, Some(x), out, n, stream, ws)?;
             ws.quantized = Some((n, k, self.group));
@@ -767,6 +761,15 @@ impl LoadedVariant {
         }
         self.quantize_activations(x, n, weights.k(), stream, ws)?;
         self.matmul_quantized(weights, out, n, stream, ws)
+    }
+
+    /// The activations `x` live on this variant's context and hold `n` tokens of K.
+    fn check_x(&self, x: &CudaSlice<f32>, n: usize, k: usize) -> Result<(), LaunchError> {
+        self.same_context("the activations", x.context())?;
+        check_buffer("activations", x.len(), n * k, || {
+            format!("n = {n} tokens of K = {k}")
+        })?;
+        Ok(())
     }
 
     fn check_matmul(

@@ -73,8 +73,8 @@ impl BenchReport {
             "{} ({}, {} SMs), driver {} (CUDA {}), NVRTC {}, commit {}, {}. Weights in the {} layout; \
              {} warm-up and {} timed calls per contestant, interleaved, {} (L2 {} MiB, {}). Times are CUDA-event \
              medians (µs) of the whole call: activation quantizer + matmul (+ split-K combine); 'quantizer \
-             alone' times that kernel by itself (— where the matmul quantizes itself, quantizer = fused). TFLOPS count 2·m·n·K. 'x cuBLAS' = cuBLAS time / this time \
-             (above 1: faster than cuBLAS), cuBLAS via cublasGemmEx on the same blocks dequantized (each \
+             alone' times that kernel by itself (— where the matmul quantizes itself, quantizer = fused). \
+             TFLOPS count 2·m·n·K. 'x cuBLAS' = cuBLAS time / this time (above 1: faster than cuBLAS), cuBLAS via cublasGemmEx on the same blocks dequantized (each \
              block's d moved to 2^-12 so f16 cannot overflow), bf16 or f16 in, {out}, f32 compute, default \
              algorithm. llama.cpp µs are QUOTED from ANCHORS.md section 4 \
              (measured 2026-11-29 on our H200, not in this run); 'x llama.cpp' = llama.cpp time / this time. \
