@@ -103,9 +103,6 @@ pub enum Refill {
     Burst,
     /// One slice per chunk, between the chunks' mmas (engine `mma_k32_prefolded`).
     Spread,
-    /// Bulk copies completing on one mbarrier per stage, issued by the last warp to finish reading the stage, so
-    /// no warp waits at a block-wide barrier (engine `mma_k32_regfold`, padded layout; sm_90).
-    Bulk,
 }
 
 /// cp.async copy width in bytes, or plain loads through registers.
@@ -258,12 +255,11 @@ impl Quantizer {
 }
 
 impl Refill {
-    pub const ALL: [Refill; 3] = [Refill::Burst, Refill::Spread, Refill::Bulk];
+    pub const ALL: [Refill; 2] = [Refill::Burst, Refill::Spread];
     pub const fn keyword(self) -> &'static str {
         match self {
             Refill::Burst => "burst",
             Refill::Spread => "spread",
-            Refill::Bulk => "bulk",
         }
     }
 }

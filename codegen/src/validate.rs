@@ -534,33 +534,18 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.stages
         ),
     );
-    match desc.refill {
-        Refill::Burst => {}
-        Refill::Spread => check(
-            &mut errors,
-            matches!(desc.engine, Engine::MmaK32Prefolded | Engine::MmaK32Regfold) && desc.stages > 1,
-            "refill",
-            format!(
-                "refill = spread issues each refill a slice at a time between the mmas of the running window, \
-                 which needs engine mma_k32_prefolded or mma_k32_regfold and stages > 1; this is engine {} with \
-                 stages = {}",
-                desc.engine, desc.stages
-            ),
+    check(
+        &mut errors,
+        desc.refill == Refill::Burst
+            || (matches!(desc.engine, Engine::MmaK32Prefolded | Engine::MmaK32Regfold)
+                && desc.stages > 1),
+        "refill",
+        format!(
+            "refill = spread issues each refill a slice at a time between the mmas of the running window, which \
+             needs engine mma_k32_prefolded or mma_k32_regfold and stages > 1; this is engine {} with stages = {}",
+            desc.engine, desc.stages
         ),
-        Refill::Bulk => check(
-            &mut errors,
-            desc.engine == Engine::MmaK32Regfold
-                && desc.stages > 1
-                && desc.archs == ArchSet::EMPTY.with(Arch::Sm90),
-            "refill",
-            format!(
-                "refill = bulk stages whole q6_K blocks and token rows with bulk copies completing on an mbarrier \
-                 (sm_90 only), which needs engine mma_k32_regfold, stages > 1 and archs [sm_90]; this is engine {} \
-                 with stages = {} and archs {}",
-                desc.engine, desc.stages, desc.archs
-            ),
-        ),
-    }
+    );
     check(
         &mut errors,
         desc.totals == Totals::Registers || desc.ksplit == 1,

@@ -261,10 +261,6 @@ struct RenderContext {
     shared_totals: bool,
     /// Refills are issued a slice per chunk (`refill = spread`).
     spread_refill: bool,
-    /// Padded stages arrive by bulk copies on one mbarrier per stage (`refill = bulk`).
-    bulk_refill: bool,
-    /// The stages' mbarriers and reader counts after the totals (`refill = bulk`), else 0.
-    stage_barrier_bytes: u32,
     /// Shared memory over 48 KiB: declared dynamic.
     dynamic_shared: bool,
     /// The regions of one stage, in layout order.
@@ -473,8 +469,6 @@ fn render_context(
         totals_bytes: layout.totals_bytes,
         shared_totals: desc.totals == Totals::Shared,
         spread_refill: desc.refill == Refill::Spread,
-        bulk_refill: desc.refill == Refill::Bulk,
-        stage_barrier_bytes: layout.stage_barrier_bytes,
         // The ring engine's records and sums grow with K: its shared memory is sized at launch.
         dynamic_shared: layout.total_bytes > STATIC_SHARED_LIMIT
             || desc.engine == Engine::StreamRing,
