@@ -103,6 +103,10 @@ pub enum Refill {
     Burst,
     /// One slice per chunk, between the chunks' mmas (engine `mma_k32_prefolded`).
     Spread,
+    /// Three bulk tensor copies (TMA) a stage, completing on the stage's mbarrier and issued by the last warp to
+    /// finish reading it, so that no warp waits at a block-wide barrier (engine `mma_k32_regfold`, padded layout;
+    /// sm_90).
+    Tma,
 }
 
 /// cp.async copy width in bytes, or plain loads through registers.
@@ -255,11 +259,12 @@ impl Quantizer {
 }
 
 impl Refill {
-    pub const ALL: [Refill; 2] = [Refill::Burst, Refill::Spread];
+    pub const ALL: [Refill; 3] = [Refill::Burst, Refill::Spread, Refill::Tma];
     pub const fn keyword(self) -> &'static str {
         match self {
             Refill::Burst => "burst",
             Refill::Spread => "spread",
+            Refill::Tma => "tma",
         }
     }
 }

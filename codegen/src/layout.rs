@@ -1,7 +1,7 @@
 //! The shared-memory layout of a variant: one function that both the validator (the architecture's limit)
 //! and the renderer (the offsets in the generated code) call, so the two can never disagree.
 
-use crate::description::{Engine, NumericsMode, Totals, VariantDescription};
+use crate::description::{Engine, NumericsMode, Refill, Totals, VariantDescription};
 
 /// Bytes added to every staged row so that neighbouring rows start in different banks, keeping 16-byte alignment.
 pub const ROW_PAD_BYTES: u32 = 16;
@@ -29,6 +29,9 @@ pub struct SharedLayout {
     pub stages: u32,
     /// One f32 per output of the block tile after the stages (`totals = shared`), else 0.
     pub totals_bytes: u32,
+    /// After the totals, with `refill = tma`: per stage an mbarrier (8 bytes) its copies land on, then per stage
+    /// a count of the warps done reading it (4 bytes), 16-byte rounded; else 0.
+    pub stage_barrier_bytes: u32,
     /// Regions each window's tokens are written into during the window before it, after the stages and the
     /// totals (engine `wgmma_f16_regfold`: the tokens in f16, the activation scales chunk-major), in
     /// `window_buffers` buffers of `window_buffer_bytes`; their offsets count from the start of shared memory and
@@ -147,9 +150,14 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         Totals::Registers => 0,
         Totals::Shared => desc.nbj.saturating_mul(desc.tile_n).saturating_mul(4),
     };
+    let stage_barrier_bytes = match desc.refill {
+        Refill::Tma => round16(12u32.saturating_mul(desc.stages)),
+        Refill::Burst | Refill::Spread => 0,
+    };
     let mut total_bytes = stage_bytes
         .saturating_mul(desc.stages)
-        .saturating_add(totals_bytes);
+        .saturating_add(totals_bytes)
+        .saturating_add(stage_barrier_bytes);
     let mut window_regions = Vec::new();
     let mut window_buffers = 0;
     let mut window_buffer_bytes = 0u32;
@@ -187,6 +195,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         stage_bytes,
         stages: desc.stages,
         totals_bytes,
+        stage_barrier_bytes,
         window_regions,
         window_buffers,
         window_buffer_bytes,
@@ -248,6 +257,7 @@ fn stream_layout(desc: &VariantDescription) -> SharedLayout {
         stage_bytes: offset,
         stages: 1,
         totals_bytes: 0,
+        stage_barrier_bytes: 0,
         window_regions: Vec::new(),
         window_buffers: 0,
         window_buffer_bytes: 0,
@@ -296,6 +306,7 @@ fn ring_layout(desc: &VariantDescription) -> SharedLayout {
         stage_bytes: slots,
         stages: desc.stages,
         totals_bytes: 0,
+        stage_barrier_bytes: 0,
         window_regions: Vec::new(),
         window_buffers: 0,
         window_buffer_bytes: 0,

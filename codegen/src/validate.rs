@@ -155,6 +155,9 @@ fn validate_stream(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
     );
 }
 
+/// Rows (weight rows or tokens) of one bulk tensor copy's box at most (`refill = tma`): the copy engine's limit.
+pub const TMA_MAX_BOX_ROWS: u32 = 256;
+
 /// Tokens the ring engine takes a block at most: each thread forms every token's sums of its super-block.
 pub const RING_MAX_TOKENS: u32 = 8;
 
@@ -534,18 +537,36 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.stages
         ),
     );
-    check(
-        &mut errors,
-        desc.refill == Refill::Burst
-            || (matches!(desc.engine, Engine::MmaK32Prefolded | Engine::MmaK32Regfold)
-                && desc.stages > 1),
-        "refill",
-        format!(
-            "refill = spread issues each refill a slice at a time between the mmas of the running window, which \
-             needs engine mma_k32_prefolded or mma_k32_regfold and stages > 1; this is engine {} with stages = {}",
-            desc.engine, desc.stages
+    match desc.refill {
+        Refill::Burst => {}
+        Refill::Spread => check(
+            &mut errors,
+            matches!(desc.engine, Engine::MmaK32Prefolded | Engine::MmaK32Regfold) && desc.stages > 1,
+            "refill",
+            format!(
+                "refill = spread issues each refill a slice at a time between the mmas of the running window, \
+                 which needs engine mma_k32_prefolded or mma_k32_regfold and stages > 1; this is engine {} with \
+                 stages = {}",
+                desc.engine, desc.stages
+            ),
         ),
-    );
+        Refill::Tma => check(
+            &mut errors,
+            desc.engine == Engine::MmaK32Regfold
+                && desc.stages > 1
+                && desc.archs == ArchSet::EMPTY.with(Arch::Sm90)
+                && desc.nbj <= TMA_MAX_BOX_ROWS
+                && desc.tile_n <= TMA_MAX_BOX_ROWS,
+            "refill",
+            format!(
+                "refill = tma stages each window with bulk tensor copies (TMA) completing on an mbarrier (sm_90 \
+                 only), whose boxes take at most {TMA_MAX_BOX_ROWS} rows: it needs engine mma_k32_regfold, \
+                 stages > 1, archs [sm_90], nbj and tile_n at most {TMA_MAX_BOX_ROWS}; this is engine {} with \
+                 stages = {}, archs {}, nbj = {}, tile_n = {}",
+                desc.engine, desc.stages, desc.archs, desc.nbj, desc.tile_n
+            ),
+        ),
+    }
     check(
         &mut errors,
         desc.totals == Totals::Registers || desc.ksplit == 1,

@@ -176,6 +176,44 @@ pub const REGFOLD_64X48: VariantDescription = variant! {
     warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
     refill: spread, chunk_unroll: 4, archs: [sm_90],
 };
+/// The register fold fed by the copy engine (`refill = tma`, docs/PERF.md log 31): each stage is three bulk tensor
+/// copies on the stage's mbarrier, issued by the last warp to finish the stage before, so no warp waits at a
+/// block barrier or issues copies. The winners of `examples/sweeps/regfold_tma.toml` (81 spill-free points timed
+/// on 19 shapes, `docs/runs/2026-12-01-s9-tma-tune.ranking.md`). 128 rows x 128 tokens, three stages: the default
+/// at n = 385..3072 below m = 8192 and 113..384 from it (1432 against 1624 µs for `regfold_128x128` at 4096x2048x14336).
+pub const TMA_128X128: VariantDescription = variant! {
+    name: "tma_128x128", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 128,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
+    refill: tma, chunk_unroll: 1, archs: [sm_90],
+};
+/// 128 rows x 64 tokens, segment totals in shared memory: the default at n = 33..80 and 385..1280 from m = 8192
+/// and 225..384 below (379 against 467 µs for `regfold_128x128` at 14336x512x4096).
+pub const TMA_128X64: VariantDescription = variant! {
+    name: "tma_128x64", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    totals: shared, refill: tma, chunk_unroll: 4, archs: [sm_90],
+};
+/// 64 rows x 96 tokens, 4 warps of 16 x 96: the default from n = 3073 below m = 8192 and from 1281 above, and
+/// at n = 81..112 and 161..224 from m = 8192 (791 against 939 µs for `regfold_128x128` at 4096x4096x4096).
+pub const TMA_64X96: VariantDescription = variant! {
+    name: "tma_64x96", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 96,
+    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    refill: tma, chunk_unroll: 1, archs: [sm_90],
+};
+/// 64 rows x 96 tokens, 4 x 2 warps of 16 x 48: the default at n = 161..224 below m = 8192 (50.8 against 68.7 µs
+/// for `regfold_64x48` at 4096x192x4096).
+pub const TMA_64X96_W2: VariantDescription = variant! {
+    name: "tma_64x96_w2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 96,
+    warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    refill: tma, chunk_unroll: 4, archs: [sm_90],
+};
+/// 64 rows x 64 tokens, 4 x 2 warps of 16 x 32, three stages: the default at n = 97..160 below m = 8192 (42.1
+/// against 48.8 µs for `regfold_64x64_ks2` at 4096x128x4096).
+pub const TMA_64X64_W2: VariantDescription = variant! {
+    name: "tma_64x64_w2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
+    warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
+    refill: tma, chunk_unroll: 4, archs: [sm_90],
+};
 /// Small batches (issue 12, docs/PERF.md decode log 9): the register fold with K split in four, so that 64-row
 /// blocks of few tokens fill the 132 SMs (m = 4096 gives 64 row blocks); the combine adds the segment partials
 /// in K order. 16 tokens a block: the default at n = 3..16 (but n = 3..4 on small m and K).
@@ -336,6 +374,11 @@ pub fn all() -> Vec<VariantDescription> {
         REGFOLD_64X128_B2,
         REGFOLD_128X96,
         REGFOLD_64X48,
+        TMA_128X128,
+        TMA_128X64,
+        TMA_64X96,
+        TMA_64X96_W2,
+        TMA_64X64_W2,
         REGFOLD_64X16_KS4,
         REGFOLD_64X32_KS4,
         REGFOLD_64X64_KS4,

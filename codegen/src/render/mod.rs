@@ -261,6 +261,10 @@ struct RenderContext {
     shared_totals: bool,
     /// Refills are issued a slice per chunk (`refill = spread`).
     spread_refill: bool,
+    /// Padded stages arrive by bulk tensor copies on one mbarrier per stage (`refill = tma`).
+    tma_refill: bool,
+    /// The stages' mbarriers and reader counts after the totals (`refill = tma`), else 0.
+    stage_barrier_bytes: u32,
     /// Shared memory over 48 KiB: declared dynamic.
     dynamic_shared: bool,
     /// The regions of one stage, in layout order.
@@ -469,6 +473,8 @@ fn render_context(
         totals_bytes: layout.totals_bytes,
         shared_totals: desc.totals == Totals::Shared,
         spread_refill: desc.refill == Refill::Spread,
+        tma_refill: desc.refill == Refill::Tma,
+        stage_barrier_bytes: layout.stage_barrier_bytes,
         // The ring engine's records and sums grow with K: its shared memory is sized at launch.
         dynamic_shared: layout.total_bytes > STATIC_SHARED_LIMIT
             || desc.engine == Engine::StreamRing,

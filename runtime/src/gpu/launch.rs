@@ -21,11 +21,12 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
 use mmqgen_codegen::{
-    canonical_name, ring_shared_bytes, shared_layout, Engine, NumericsMode, Quantizer, ScaleFetch,
-    VariantDescription, SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
+    canonical_name, ring_shared_bytes, shared_layout, Engine, NumericsMode, Quantizer, Refill,
+    ScaleFetch, VariantDescription, SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 use mmqgen_reference::activations::QuantizedActivations;
 
+use super::tensor_maps;
 use crate::compile::cache::{CacheError, CacheOutcome, CubinCache};
 use crate::compile::{compile_cubin, CompileError};
 
@@ -151,6 +152,19 @@ pub enum LaunchError {
          matmul on activations quantized beforehand: call matmul with the activations x"
     )]
     FusedQuantizer { variant: String },
+
+    #[error(
+        "the driver would not encode the copy engine's {map} map of variant '{variant}' (refill = tma) for \
+         m = {m}, n = {n}, K = {k}: {code:?}; the maps need 16-byte aligned buffers (device allocations are)"
+    )]
+    TensorMap {
+        variant: String,
+        map: &'static str,
+        code: sys::CUresult,
+        m: usize,
+        n: usize,
+        k: usize,
+    },
 
     #[error(
         "variant '{variant}' launches {threads} threads per block, but its kernel {kernel} can run at most \
@@ -902,7 +916,23 @@ impl LoadedVariant {
             _ => None,
         };
         let segments_ptr = segments_view.as_ref().map_or(null, |(p, _)| *p);
-        let mut args = [
+        // refill = tma: the padded entry point also takes the call's tensor maps (docs/KERNELS.md).
+        let maps = match (self.desc.refill, weights.layout()) {
+            (Refill::Tma, Layout::Padded) => Some(
+                tensor_maps::encode(&self.desc, weights_ptr, act_q, act_d, m, n, k).map_err(
+                    |e| LaunchError::TensorMap {
+                        variant: self.desc.name.to_string(),
+                        map: e.map,
+                        code: e.code,
+                        m,
+                        n,
+                        k,
+                    },
+                )?,
+            ),
+            _ => None,
+        };
+        let mut args = vec![
             kernel_arg(&weights_ptr),
             kernel_arg(&plane_ptr),
             kernel_arg(&act_q),
@@ -913,6 +943,9 @@ impl LoadedVariant {
             kernel_arg(&ni),
             kernel_arg(&ki),
         ];
+        if let Some(maps) = &maps {
+            args.push(kernel_arg(maps));
+        }
         let blocks = cfg.grid_dim.0 * cfg.grid_dim.1 * cfg.grid_dim.2;
         let min_blocks = match weights.layout() {
             Layout::Raw => self.programmatic_min_blocks[0],
@@ -921,13 +954,14 @@ impl LoadedVariant {
         // A fused-quantizer matmul follows whatever the stream ran before, which may still be writing x: queued
         // the ordinary way.
         let programmatic = self.programmatic && blocks >= min_blocks && x.is_none();
-        // SAFETY: `args` is docs/KERNELS.md's ARGS, pointing at locals that outlive the call (which copies them);
+        // SAFETY: `args` is docs/KERNELS.md's ARGS (with refill = tma on padded weights, the tensor maps after them),
+        // pointing at locals that outlive the call (which copies them);
         // with `quantizer = fused` the plane slot holds x, which matmul checked holds n*K values;
         // check_matmul verified the output (n*m), the quantized activations (n*K, n*K/G), the segment buffer
         // (nseg*n*m when ksplit > 1) and the plane; the weights hold m*K/256 blocks of their layout by
         // construction.
         launch(&kernel.info.name, cfg, || unsafe {
-            launch_maybe_programmatic(programmatic, &kernel.func, cfg, stream, &mut args)
+            launch_maybe_programmatic(programmatic, &kernel.func, cfg, stream, args.as_mut_slice())
         })
     }
 

@@ -1,0 +1,129 @@
+//! The tensor maps of a `refill = tma` call, the padded entry point's last parameter (docs/KERNELS.md). The copy
+//! engine brings each stage of the register fold as three boxes: the block tile's padded q6_K blocks, its tokens'
+//! window of int8 activations, and their per-32 scales. The maps are encoded on the host for the call's buffers
+//! and shape and travel by value as a kernel parameter: nothing is copied to the device.
+
+use cudarc::driver::sys::{
+    self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
+    CUtensorMapL2promotion, CUtensorMapSwizzle,
+};
+use mmqgen_codegen::{shared_layout, VariantDescription, PADDED_BLOCK_BYTES, SUPERBLOCK_K};
+
+/// The kernel's `TensorMaps` parameter: three `CUtensorMap`s of 128 bytes, 64-byte aligned.
+#[repr(C, align(64))]
+pub struct TensorMaps {
+    weights: sys::CUtensorMap,
+    tokens: sys::CUtensorMap,
+    scales: sys::CUtensorMap,
+}
+
+/// A map the driver would not encode: which one, and the driver's code.
+#[derive(Debug)]
+pub struct EncodeError {
+    pub map: &'static str,
+    pub code: sys::CUresult,
+}
+
+/// One two-dimensional map: `rows` rows of `row_elements` elements, `row_bytes` apart, read as boxes of
+/// `box_elements` x `box_rows`. Elements past a row's end or rows past the last are outside the tensor: the copy
+/// engine writes zeros for them.
+struct Map2d {
+    name: &'static str,
+    data_type: CUtensorMapDataType,
+    address: u64,
+    row_elements: u64,
+    rows: u64,
+    row_bytes: u64,
+    box_elements: u32,
+    box_rows: u32,
+}
+
+impl Map2d {
+    fn encode(&self) -> Result<sys::CUtensorMap, EncodeError> {
+        let mut map = sys::CUtensorMap { opaque: [0; 16] };
+        let dims = [self.row_elements, self.rows];
+        let strides = [self.row_bytes];
+        let boxes = [self.box_elements, self.box_rows];
+        let element_strides = [1u32, 1];
+        // SAFETY: every pointer is to a local array of the rank (2) the call names, `strides` has rank - 1
+        // entries, and `map` is a writable CUtensorMap; the driver validates the address, sizes and alignment and
+        // says so in its result, which is checked.
+        let code = unsafe {
+            sys::cuTensorMapEncodeTiled(
+                &mut map,
+                self.data_type,
+                2,
+                self.address as *mut std::ffi::c_void,
+                dims.as_ptr(),
+                strides.as_ptr(),
+                boxes.as_ptr(),
+                element_strides.as_ptr(),
+                CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+                CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+            )
+        };
+        match code {
+            sys::CUresult::CUDA_SUCCESS => Ok(map),
+            code => Err(EncodeError {
+                map: self.name,
+                code,
+            }),
+        }
+    }
+}
+
+/// The maps of one call on padded weights at `weights` (`m` rows of `k / 256` blocks), int8 activations at
+/// `act_q` (`n` rows of `k`) and their scales at `act_d` (`n` rows of `k / 32`). Each box is one region of a
+/// stage: a weight row of the stage is the block and the first bytes of the next (`smem_weights`' row stride),
+/// a token row the window's 256 bytes and the next few (`smem_activations`' row stride), which no lane reads.
+pub fn encode(
+    desc: &VariantDescription,
+    weights: u64,
+    act_q: u64,
+    act_d: u64,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Result<TensorMaps, EncodeError> {
+    let layout = shared_layout(desc);
+    let stride = |region: &str| layout.region(region).map_or(0, |r| r.row_stride);
+    let superblocks = (k / SUPERBLOCK_K as usize) as u64;
+    // The blocks and the tokens are read as 16-bit elements: a box's row may then be up to 512 bytes.
+    let weights = Map2d {
+        name: "weights",
+        data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+        address: weights,
+        row_elements: superblocks * u64::from(PADDED_BLOCK_BYTES) / 2,
+        rows: m as u64,
+        row_bytes: superblocks * u64::from(PADDED_BLOCK_BYTES),
+        box_elements: stride("smem_weights") / 2,
+        box_rows: desc.nbj,
+    };
+    let tokens = Map2d {
+        name: "tokens",
+        data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+        address: act_q,
+        row_elements: k as u64 / 2,
+        rows: n as u64,
+        row_bytes: k as u64,
+        box_elements: stride("smem_activations") / 2,
+        box_rows: desc.tile_n,
+    };
+    let scales = Map2d {
+        name: "activation scales",
+        data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+        address: act_d,
+        row_elements: k as u64 / 32,
+        rows: n as u64,
+        row_bytes: k as u64 / 32 * 4,
+        box_elements: desc.kdr,
+        box_rows: desc.tile_n,
+    };
+    Ok(TensorMaps {
+        weights: weights.encode()?,
+        tokens: tokens.encode()?,
+        scales: scales.encode()?,
+    })
+}
