@@ -44,7 +44,7 @@ pub struct Mutant {
 pub const MUTANT_SHAPE: Shape = Shape::new(1000, 77, 2816);
 
 /// Every mutant the suite ships, in a stable order.
-pub const MUTANTS: [Mutant; 5] = [
+pub const MUTANTS: [Mutant; 6] = [
     Mutant {
         name: "swapped_fma_order",
         base_variant: "r41",
@@ -96,6 +96,17 @@ pub const MUTANTS: [Mutant; 5] = [
         replace: "superblock_sum[o] *= 1;",
         shape: MUTANT_SHAPE,
         layout: Layout::Raw,
+    },
+    Mutant {
+        name: "tma_weight_box_raw_stride",
+        base_variant: "tma_128x128",
+        what: "The copy engine's weight box steps 105 16-bit elements a super-block (a raw block's 210 bytes) \
+               instead of a padded block's 112, so every super-block after the first is staged from the wrong \
+               bytes.",
+        find: "tensor_copy_2d(stage + SMEM_WEIGHTS_OFFSET, &maps.weights, superblock * 112, row0, landed);",
+        replace: "tensor_copy_2d(stage + SMEM_WEIGHTS_OFFSET, &maps.weights, superblock * 105, row0, landed);",
+        shape: MUTANT_SHAPE,
+        layout: Layout::Padded,
     },
 ];
 
@@ -358,7 +369,8 @@ mod tests {
         assert_eq!(
             find("reversed").unwrap_err().to_string(),
             "no mutant named 'reversed': the mutants are swapped_fma_order, transposed_mma_fragment, \
-             wrong_narrow_byte_offset, off_by_one_token_edge, prefolded_low_pass_skipped"
+             wrong_narrow_byte_offset, off_by_one_token_edge, prefolded_low_pass_skipped, \
+             tma_weight_box_raw_stride"
         );
     }
 
