@@ -613,7 +613,7 @@ mod tests {
             other => panic!("{name} is {other:?}"),
         };
         assert_eq!(keywords("engine").len(), Engine::ALL.len());
-        assert_eq!(keywords("refill"), ["burst", "spread"]);
+        assert_eq!(keywords("refill"), ["burst", "spread", "tma"]);
         let mut desc = VariantDescription::DEFAULTS;
         let e = set_field(&mut desc, "totals", &FieldValue::Word("wat".into())).unwrap_err();
         assert_eq!(

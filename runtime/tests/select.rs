@@ -445,13 +445,13 @@ fn the_embedded_default_is_complete_and_valid() {
             "regfold_64x16_ks4",
             "regfold_64x32_ks4",
             "regfold_64x64_ks4",
-            "regfold_64x64",
-            "regfold_128x128",
-            "regfold_128x128"
+            "tma_64x96_w2",
+            "tma_128x64",
+            "tma_64x96"
         ]
     );
-    // At m = 14336: 96-token tiles at 65..96 and 129..192 tokens, else the 16 x 128 warp tiles, two blocks per SM up
-    // to 1280 tokens.
+    // At m = 14336, the register fold fed by the copy engine (docs/PERF.md log 31): 64 x 96 tiles at 81..112,
+    // 161..224 and from 1281 tokens, 128 x 128 at 113..160, 128 x 64 at 385..1280.
     let pick_tall = |n| chosen(&config, Layout::Padded, 14336, n, 4096);
     assert_eq!(
         [
@@ -462,11 +462,11 @@ fn the_embedded_default_is_complete_and_valid() {
             pick_tall(1281)
         ],
         [
-            "regfold_128x96",
-            "regfold_128x96",
-            "regfold_64x128_b2",
-            "regfold_64x128_b2",
-            "regfold_128x128"
+            "tma_64x96",
+            "tma_128x128",
+            "tma_64x96",
+            "tma_128x64",
+            "tma_64x96"
         ]
     );
     // Decode at m = 14336: the shared-memory ring up to 4 tokens (quantizing its own token at n = 1), the register

@@ -6,7 +6,7 @@
 //! NVRTC is mandatory in CI (`MMQGEN_REQUIRE_NVRTC=1`): there its absence fails the test. Elsewhere the test
 //! prints a visible SKIPPED line.
 
-use mmqgen::codegen::{CpAsync, Engine, ExpandWidth};
+use mmqgen::codegen::{CpAsync, Engine, ExpandWidth, Refill};
 use mmqgen::compile::inspect::inspect;
 
 #[test]
@@ -84,8 +84,11 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                         );
                     }
                 }
-                // The register-fold engines copy the padded layout's blocks with cp.async whatever they declare.
-                if variant.cp_async_activations != CpAsync::Off
+                // The register-fold engines copy the padded layout's blocks with cp.async whatever they declare,
+                // except with refill = tma, where the copy engine stages all of it.
+                if layout == "padded" && variant.refill == Refill::Tma {
+                    assert_eq!(sass.ldgsts, 0, "{at}: refill = tma, but LDGSTS");
+                } else if variant.cp_async_activations != CpAsync::Off
                     || variant.cp_async_plane != CpAsync::Off
                     || (layout == "padded" && variant.engine.folds_in_registers())
                 {
