@@ -103,8 +103,8 @@ pub const MUTANTS: [Mutant; 6] = [
         what: "The copy engine's weight box steps 105 16-bit elements a super-block (a raw block's 210 bytes) \
                instead of a padded block's 112, so every super-block after the first is staged from the wrong \
                bytes.",
-        find: "tensor_copy_2d(stage + SMEM_WEIGHTS_OFFSET, &maps.weights, superblock * 112, row0, landed);",
-        replace: "tensor_copy_2d(stage + SMEM_WEIGHTS_OFFSET, &maps.weights, superblock * 105, row0, landed);",
+        find: "superblock * (Layout::BLOCK_BYTES / 2)",
+        replace: "superblock * 105",
         shape: MUTANT_SHAPE,
         layout: Layout::Padded,
     },

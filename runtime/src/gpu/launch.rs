@@ -21,8 +21,8 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
 use mmqgen_codegen::{
-    canonical_name, ring_shared_bytes, shared_layout, Engine, NumericsMode, Quantizer, Refill,
-    ScaleFetch, VariantDescription, SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
+    canonical_name, ring_shared_bytes, shared_layout, Engine, NumericsMode, Quantizer, ScaleFetch,
+    VariantDescription, SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 use mmqgen_reference::activations::QuantizedActivations;
 
@@ -470,6 +470,8 @@ pub struct LoadedVariant {
     /// The fewest blocks a matmul grid (raw, padded) needs to be queued programmatically (see
     /// `programmatic_min_blocks`).
     programmatic_min_blocks: [u32; 2],
+    /// With `refill = tma`, the copy engine's boxes, from which each padded call encodes its tensor maps.
+    tma_boxes: Option<tensor_maps::Boxes>,
 }
 
 impl std::fmt::Debug for LoadedVariant {
@@ -670,6 +672,7 @@ impl LoadedVariant {
             ordinal: info.ordinal,
             programmatic: info.compute_capability.0 >= 9,
             programmatic_min_blocks,
+            tma_boxes: tensor_maps::Boxes::of(desc),
         })
     }
 
@@ -917,18 +920,18 @@ impl LoadedVariant {
         };
         let segments_ptr = segments_view.as_ref().map_or(null, |(p, _)| *p);
         // refill = tma: the padded entry point also takes the call's tensor maps (docs/KERNELS.md).
-        let maps = match (self.desc.refill, weights.layout()) {
-            (Refill::Tma, Layout::Padded) => Some(
-                tensor_maps::encode(&self.desc, weights_ptr, act_q, act_d, m, n, k).map_err(
-                    |e| LaunchError::TensorMap {
+        let maps = match (&self.tma_boxes, weights.layout()) {
+            (Some(boxes), Layout::Padded) => Some(
+                boxes
+                    .encode(weights_ptr, act_q, act_d, m, n, k)
+                    .map_err(|e| LaunchError::TensorMap {
                         variant: self.desc.name.to_string(),
                         map: e.map,
                         code: e.code,
                         m,
                         n,
                         k,
-                    },
-                )?,
+                    })?,
             ),
             _ => None,
         };

@@ -7,7 +7,7 @@ use cudarc::driver::sys::{
     self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
-use mmqgen_codegen::{shared_layout, VariantDescription, PADDED_BLOCK_BYTES, SUPERBLOCK_K};
+use mmqgen_codegen::{shared_layout, Refill, VariantDescription, PADDED_BLOCK_BYTES, SUPERBLOCK_K};
 
 /// The kernel's `TensorMaps` parameter: three `CUtensorMap`s of 128 bytes, 64-byte aligned.
 #[repr(C, align(64))]
@@ -74,56 +74,86 @@ impl Map2d {
     }
 }
 
-/// The maps of one call on padded weights at `weights` (`m` rows of `k / 256` blocks), int8 activations at
-/// `act_q` (`n` rows of `k`) and their scales at `act_d` (`n` rows of `k / 32`). Each box is one region of a
-/// stage: a weight row of the stage is the block and the first bytes of the next (`smem_weights`' row stride),
-/// a token row the window's 256 bytes and the next few (`smem_activations`' row stride), which no lane reads.
-pub fn encode(
-    desc: &VariantDescription,
-    weights: u64,
-    act_q: u64,
-    act_d: u64,
-    m: usize,
-    n: usize,
-    k: usize,
-) -> Result<TensorMaps, EncodeError> {
-    let layout = shared_layout(desc);
-    let stride = |region: &str| layout.region(region).map_or(0, |r| r.row_stride);
-    let superblocks = (k / SUPERBLOCK_K as usize) as u64;
-    // The blocks and the tokens are read as 16-bit elements: a box's row may then be up to 512 bytes.
-    let weights = Map2d {
-        name: "weights",
-        data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
-        address: weights,
-        row_elements: superblocks * u64::from(PADDED_BLOCK_BYTES) / 2,
-        rows: m as u64,
-        row_bytes: superblocks * u64::from(PADDED_BLOCK_BYTES),
-        box_elements: stride("smem_weights") / 2,
-        box_rows: desc.nbj,
-    };
-    let tokens = Map2d {
-        name: "tokens",
-        data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
-        address: act_q,
-        row_elements: k as u64 / 2,
-        rows: n as u64,
-        row_bytes: k as u64,
-        box_elements: stride("smem_activations") / 2,
-        box_rows: desc.tile_n,
-    };
-    let scales = Map2d {
-        name: "activation scales",
-        data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-        address: act_d,
-        row_elements: k as u64 / 32,
-        rows: n as u64,
-        row_bytes: k as u64 / 32 * 4,
-        box_elements: desc.kdr,
-        box_rows: desc.tile_n,
-    };
-    Ok(TensorMaps {
-        weights: weights.encode()?,
-        tokens: tokens.encode()?,
-        scales: scales.encode()?,
-    })
+/// The boxes of a `refill = tma` variant, fixed by its description: worked out once when the variant is loaded,
+/// so that a call only encodes its buffers and shape. Each box is one region of a stage: a weight row of the stage
+/// is the block and the first bytes of the next (`smem_weights`' row stride), a token row the window's 256 bytes
+/// and the next few (`smem_activations`' row stride), which no lane reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Boxes {
+    /// 16-bit elements of a weight row's box, and its rows (`nbj`).
+    weight_elements: u32,
+    weight_rows: u32,
+    /// 16-bit elements of a token row's box, and its rows (`tile_n`).
+    token_elements: u32,
+    token_rows: u32,
+    /// Scales (f32) of a token's window (`kdr`).
+    scale_elements: u32,
+}
+
+impl Boxes {
+    /// The boxes of `desc`, or none when its stages are not brought by the copy engine.
+    pub fn of(desc: &VariantDescription) -> Option<Boxes> {
+        if desc.refill != Refill::Tma {
+            return None;
+        }
+        let layout = shared_layout(desc);
+        let stride = |region: &str| layout.region(region).map_or(0, |r| r.row_stride);
+        Some(Boxes {
+            weight_elements: stride("smem_weights") / 2,
+            weight_rows: desc.nbj,
+            token_elements: stride("smem_activations") / 2,
+            token_rows: desc.tile_n,
+            scale_elements: desc.kdr,
+        })
+    }
+
+    /// The maps of one call on padded weights at `weights` (`m` rows of `k / 256` blocks), int8 activations at
+    /// `act_q` (`n` rows of `k`) and their scales at `act_d` (`n` rows of `k / 32`).
+    pub fn encode(
+        &self,
+        weights: u64,
+        act_q: u64,
+        act_d: u64,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> Result<TensorMaps, EncodeError> {
+        let superblocks = (k / SUPERBLOCK_K as usize) as u64;
+        // The blocks and the tokens are read as 16-bit elements: a box's row may then be up to 512 bytes.
+        let weights = Map2d {
+            name: "weights",
+            data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+            address: weights,
+            row_elements: superblocks * u64::from(PADDED_BLOCK_BYTES) / 2,
+            rows: m as u64,
+            row_bytes: superblocks * u64::from(PADDED_BLOCK_BYTES),
+            box_elements: self.weight_elements,
+            box_rows: self.weight_rows,
+        };
+        let tokens = Map2d {
+            name: "tokens",
+            data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+            address: act_q,
+            row_elements: k as u64 / 2,
+            rows: n as u64,
+            row_bytes: k as u64,
+            box_elements: self.token_elements,
+            box_rows: self.token_rows,
+        };
+        let scales = Map2d {
+            name: "activation scales",
+            data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            address: act_d,
+            row_elements: k as u64 / 32,
+            rows: n as u64,
+            row_bytes: k as u64 / 32 * 4,
+            box_elements: self.scale_elements,
+            box_rows: self.token_rows,
+        };
+        Ok(TensorMaps {
+            weights: weights.encode()?,
+            tokens: tokens.encode()?,
+            scales: scales.encode()?,
+        })
+    }
 }
