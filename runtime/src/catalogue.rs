@@ -179,22 +179,24 @@ pub const REGFOLD_64X48: VariantDescription = variant! {
 /// The register fold fed by the copy engine (`refill = tma`, docs/PERF.md log 31): each stage is three bulk tensor
 /// copies on the stage's mbarrier, issued by the last warp to finish the stage before, so no warp waits at a
 /// block barrier or issues copies. The winners of `examples/sweeps/regfold_tma.toml` (81 spill-free points timed
-/// on 19 shapes, `docs/runs/2026-12-01-s9-tma-tune.ranking.md`). 128 rows x 128 tokens, three stages: the default
-/// at n = 385..3072 below m = 8192 and 113..384 from it (1432 against 1624 µs for `regfold_128x128` at 4096x2048x14336).
+/// on 19 shapes, `docs/runs/2026-12-01-s9-tma-tune.ranking.md`). 128 rows x 128 tokens, two stages (the second
+/// tune, after the fold's rewrite, `docs/runs/2026-12-01-s10-tune.ranking.md`: 727 against 741 µs with three at
+/// 4096^3): the default from n = 385 and at 113..160 and from 225 at m >= 8192 (727 against 755 µs for
+/// `tma_64x96` at 4096^3, 1238 against 1372 at 4096x2048x14336).
 pub const TMA_128X128: VariantDescription = variant! {
     name: "tma_128x128", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 128,
-    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
     refill: tma, chunk_unroll: 1, archs: [sm_90],
 };
-/// 128 rows x 64 tokens, segment totals in shared memory: the default at n = 33..80 and 385..1280 from m = 8192
-/// and 225..384 below (379 against 467 µs for `regfold_128x128` at 14336x512x4096).
+/// 128 rows x 64 tokens, segment totals in shared memory: the default at n = 33..80 from m = 8192 and 225..384
+/// below (58.0 against 95.3 µs for `tma_128x128` at 4096x256x4096).
 pub const TMA_128X64: VariantDescription = variant! {
     name: "tma_128x64", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
     totals: shared, refill: tma, chunk_unroll: 4, archs: [sm_90],
 };
-/// 64 rows x 96 tokens, 4 warps of 16 x 96: the default from n = 3073 below m = 8192 and from 1281 above, and
-/// at n = 81..112 and 161..224 from m = 8192 (791 against 939 µs for `regfold_128x128` at 4096x4096x4096).
+/// 64 rows x 96 tokens, 4 warps of 16 x 96: the default at n = 81..112 and 161..224 from m = 8192 (80.0 and 152
+/// against 96.8 and 187 µs for `tma_128x128` at 14336 x 96 / 192 x 4096).
 pub const TMA_64X96: VariantDescription = variant! {
     name: "tma_64x96", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 96,
     warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,

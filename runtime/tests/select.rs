@@ -447,11 +447,11 @@ fn the_embedded_default_is_complete_and_valid() {
             "regfold_64x64_ks4",
             "tma_64x96_w2",
             "tma_128x64",
-            "tma_64x96"
+            "tma_128x128"
         ]
     );
-    // At m = 14336, the register fold fed by the copy engine (docs/PERF.md log 31): 64 x 96 tiles at 81..112,
-    // 161..224 and from 1281 tokens, 128 x 128 at 113..160, 128 x 64 at 385..1280.
+    // At m = 14336, the register fold fed by the copy engine (docs/PERF.md logs 31-32): 64 x 96 tiles at 81..112
+    // and 161..224 tokens, 128 x 128 at 113..160 and from 225.
     let pick_tall = |n| chosen(&config, Layout::Padded, 14336, n, 4096);
     assert_eq!(
         [
@@ -465,8 +465,8 @@ fn the_embedded_default_is_complete_and_valid() {
             "tma_64x96",
             "tma_128x128",
             "tma_64x96",
-            "tma_128x64",
-            "tma_64x96"
+            "tma_128x128",
+            "tma_128x128"
         ]
     );
     // Decode at m = 14336: the shared-memory ring up to 4 tokens (quantizing its own token at n = 1), the register
