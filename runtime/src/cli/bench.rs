@@ -15,8 +15,8 @@ use crate::gpu::device::Gpu;
 use crate::gpu::weights::Layout;
 use crate::measure::bench::{
     dedup_shapes, default_shapes, default_variants, prefill_shapes, run_bench, BenchConfig,
-    BenchReport, CublasOut, Outcome, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS, DEFAULT_SEED,
-    DEFAULT_WARMUP, PREFILL_TOKENS,
+    BenchReport, CublasOut, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS, DEFAULT_SEED, DEFAULT_WARMUP,
+    PREFILL_TOKENS,
 };
 use crate::select::arch_from_str;
 use serde_json::json;
@@ -425,15 +425,7 @@ pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
         print!("{}", report.picks_table(picks));
     }
 
-    // A run is clean when every chosen variant was built and timed at every shape and nothing stopped it.
-    failed |= report.aborted.is_some()
-        || report.builds.iter().any(|b| b.result.is_err())
-        || report.shapes.iter().any(|s| {
-            s.error.is_some()
-                || s.variants
-                    .iter()
-                    .any(|v| matches!(v.total, Outcome::NotTimed(_)))
-        });
+    failed |= !report.is_clean();
     Ok(if failed {
         ExitCode::FAILURE
     } else {

@@ -570,6 +570,11 @@ fn parity_gate(
         let Some(ws) = bufs.workspaces[i].as_mut() else {
             continue;
         };
+        // A shape over the variant's limits is the launcher's refusal, not a failure: it is reported, not run.
+        if let Err(e) = b.variant.call_shared_bytes(shape.k) {
+            bufs.results[i].total = Outcome::Refused(e.to_string());
+            continue;
+        }
         let checked = check_parity(
             rc,
             b,

@@ -192,6 +192,10 @@ impl BenchReport {
                         r.status = "not_timed".into();
                         r.error = Some(why.clone());
                     }
+                    Outcome::Refused(why) => {
+                        r.status = "refused".into();
+                        r.error = Some(why.clone());
+                    }
                 }
                 r.llamacpp_quoted_us = finite(llama);
                 let rate = self.weight_rate(weight_bytes, total);

@@ -235,10 +235,15 @@ impl BenchReport {
                             ratio(llama, Some(st.median)),
                         );
                     }
-                    Outcome::NotTimed(why) => {
+                    Outcome::NotTimed(why) | Outcome::Refused(why) => {
+                        let what = if matches!(r.outcome, Outcome::Refused(_)) {
+                            "cannot take this shape"
+                        } else {
+                            "not timed"
+                        };
                         let _ = writeln!(
                             t,
-                            "| {shape} | {} | not timed: {} | — | — | — | — | — | {} | — | {quant} | {footprint} | — |",
+                            "| {shape} | {} | {what}: {} | — | — | — | — | — | {} | — | {quant} | {footprint} | — |",
                             r.name,
                             table_text(why),
                             cell_or_dash(llama.map(fmt_us)),

@@ -11,18 +11,21 @@ use super::stats::{tflops, Stats};
 use crate::check::Shape;
 use crate::gpu::launch::BuildInfo;
 
-/// A contestant's timing: its statistics, or why it was not timed.
+/// A contestant's timing: its statistics, why it was not timed, or the launcher's sentence on why the variant
+/// cannot take this shape (not a failure of the run: `bench --picks` times every pick at every shape, and a ring
+/// variant picked for short K cannot take a long one).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
     Timed(Stats),
     NotTimed(String),
+    Refused(String),
 }
 
 impl Outcome {
     pub fn stats(&self) -> Option<&Stats> {
         match self {
             Outcome::Timed(s) => Some(s),
-            Outcome::NotTimed(_) => None,
+            Outcome::NotTimed(_) | Outcome::Refused(_) => None,
         }
     }
 
@@ -249,11 +252,16 @@ impl BenchReport {
                 }
             }
             for v in &s.variants {
-                if let Outcome::NotTimed(why) = &v.total {
-                    notes.push(format!(
+                match &v.total {
+                    Outcome::NotTimed(why) => notes.push(format!(
                         "variant '{}' at {}: not timed: {why}",
                         v.name, s.shape
-                    ));
+                    )),
+                    Outcome::Refused(why) => notes.push(format!(
+                        "variant '{}' at {}: cannot take this shape: {why}",
+                        v.name, s.shape
+                    )),
+                    Outcome::Timed(_) => {}
                 }
                 if v.launch_bound > 0 {
                     notes.push(launch_bound_note(&v.name, s.shape, v.launch_bound));
@@ -322,6 +330,19 @@ impl BenchReport {
         }
     }
 
+    /// Whether the run is clean: every chosen variant built and timed at every shape it can take (a launcher's
+    /// refusal of a shape is reported, not failed), every shape run, and nothing stopped the run.
+    pub fn is_clean(&self) -> bool {
+        self.aborted.is_none()
+            && self.builds.iter().all(|b| b.result.is_ok())
+            && self.shapes.iter().all(|s| {
+                s.error.is_none()
+                    && s.variants
+                        .iter()
+                        .all(|v| !matches!(v.total, Outcome::NotTimed(_)))
+            })
+    }
+
     /// The A/B verdicts of `b` against `a` at every shape both were timed, and overall.
     pub fn ab(&self, a: &str, b: &str) -> AbReport {
         let mut shapes = Vec::new();
@@ -332,8 +353,12 @@ impl BenchReport {
                 (Some(Outcome::Timed(x)), Some(Outcome::Timed(y))) => {
                     Ok(ab_verdict(x.median, y.median))
                 }
-                (_, Some(Outcome::NotTimed(why))) => Err(format!("B was not timed: {why}")),
-                (Some(Outcome::NotTimed(why)), _) => Err(format!("A was not timed: {why}")),
+                (_, Some(Outcome::NotTimed(why) | Outcome::Refused(why))) => {
+                    Err(format!("B was not timed: {why}"))
+                }
+                (Some(Outcome::NotTimed(why) | Outcome::Refused(why)), _) => {
+                    Err(format!("A was not timed: {why}"))
+                }
                 _ => Err(s
                     .error
                     .clone()

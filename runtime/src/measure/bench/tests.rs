@@ -490,3 +490,43 @@ fn the_picks_table_gives_each_shapes_pick_against_the_baselines() {
         "| 64,1,256 | none: no rule matches | — | — | — | — |"
     );
 }
+
+#[test]
+fn a_refused_shape_is_reported_and_leaves_the_run_clean() {
+    let shape = Shape {
+        m: 4096,
+        n: 4,
+        k: 14336,
+    };
+    let mut refused = variant("ring_t4", Some(1.0));
+    refused.total = Outcome::Refused(
+        "variant 'ring_t4' needs 233344 bytes of shared memory per block at K = 14336".into(),
+    );
+    let r = report(vec![shape_result(
+        shape,
+        vec![variant("tma_128x128", Some(40.0)), refused],
+        33.0,
+    )]);
+    assert!(r.is_clean(), "a refusal is not a failure");
+    let table = r.markdown_table();
+    assert!(
+        table.contains("| ring_t4 | cannot take this shape: variant 'ring_t4' needs 233344"),
+        "{table}"
+    );
+    assert!(
+        r.notes()
+            .iter()
+            .any(|n| n.contains("ring_t4' at 4096,4,14336: cannot take this shape")),
+        "{:?}",
+        r.notes()
+    );
+    let json = r.json_lines().join("\n");
+    assert!(json.contains("\"status\":\"refused\""), "{json}");
+    // A parity failure still fails the run.
+    let failed = report(vec![shape_result(
+        shape,
+        vec![variant("tma_128x128", None)],
+        33.0,
+    )]);
+    assert!(!failed.is_clean());
+}

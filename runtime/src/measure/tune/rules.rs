@@ -514,7 +514,7 @@ pub fn measurements(report: &BenchReport, descs: &[VariantDescription]) -> Vec<M
                         (Some(Err(e)), _) => Err(format!("not built: {e}")),
                         (_, Some(v)) => match &v.total {
                             Outcome::Timed(stats) => Ok(stats.median),
-                            Outcome::NotTimed(why) => Err(why.clone()),
+                            Outcome::NotTimed(why) | Outcome::Refused(why) => Err(why.clone()),
                         },
                         (_, None) => Err(match &shape.error {
                             Some(e) => format!("not measured: {e}"),
