@@ -138,11 +138,18 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
             NumericsMode::IntPer256 => 1,
             _ => desc.kdr,
         };
+        // refill = tma stages the scales chunk-major (a row of tile_n tokens per chunk), as the quantizer writes
+        // them for it (docs/KERNELS.md): a lane's tokens of one chunk sit side by side.
+        let scale_row = if desc.refill == Refill::Tma {
+            desc.tile_n.saturating_mul(4)
+        } else {
+            scales_per_token.saturating_mul(4)
+        };
         push(
             "smem_activation_d",
             desc.tile_n
                 .saturating_mul(scales_per_token.saturating_mul(4)),
-            scales_per_token.saturating_mul(4),
+            scale_row,
         );
     }
     let stage_bytes = offset;

@@ -179,38 +179,56 @@ pub const REGFOLD_64X48: VariantDescription = variant! {
 /// The register fold fed by the copy engine (`refill = tma`, docs/PERF.md log 31): each stage is three bulk tensor
 /// copies on the stage's mbarrier, issued by the last warp to finish the stage before, so no warp waits at a
 /// block barrier or issues copies. The winners of `examples/sweeps/regfold_tma.toml` (81 spill-free points timed
-/// on 19 shapes, `docs/runs/2026-12-01-s9-tma-tune.ranking.md`). 128 rows x 128 tokens, two stages (the second
-/// tune, after the fold's rewrite, `docs/runs/2026-12-01-s10-tune.ranking.md`: 727 against 741 µs with three at
-/// 4096^3): the default from n = 385 and at 113..160 and from 225 at m >= 8192 (727 against 755 µs for
-/// `tma_64x96` at 4096^3, 1238 against 1372 at 4096x2048x14336).
+/// on 19 shapes, `docs/runs/2026-12-01-s9-tma-tune.ranking.md`; tuned again in sessions 10 and 11,
+/// `docs/runs/2026-12-01-s11-tune.ranking.md`). 128 rows x 128 tokens, two stages: the default from n = 385 below
+/// m = 8192 and at n = 113..160 from it (303 against 307 µs for `tma_64x128_b2` at 4096x512x14336, 92.3 against
+/// 93.8 at 14336x128x4096).
 pub const TMA_128X128: VariantDescription = variant! {
     name: "tma_128x128", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 128,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
     refill: tma, chunk_unroll: 1, archs: [sm_90],
 };
-/// 128 rows x 64 tokens, segment totals in shared memory: the default at n = 33..80 from m = 8192 and 225..384
-/// below (58.0 against 95.3 µs for `tma_128x128` at 4096x256x4096).
+/// 128 rows x 64 tokens, segment totals in shared memory: the default of sessions 9 and 10 at n = 33..80 from m =
+/// 8192 and 225..384 below; since the third tune (57.0 against 54.4 µs for `tma_64x64_b2` at 14336x64x4096) a
+/// declared point, not picked.
 pub const TMA_128X64: VariantDescription = variant! {
     name: "tma_128x64", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
     totals: shared, refill: tma, chunk_unroll: 4, archs: [sm_90],
 };
-/// 64 rows x 96 tokens, 4 warps of 16 x 96: the default at n = 81..112 and 161..224 from m = 8192 (80.0 and 152
-/// against 96.8 and 187 µs for `tma_128x128` at 14336 x 96 / 192 x 4096).
-pub const TMA_64X96: VariantDescription = variant! {
-    name: "tma_64x96", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 96,
+/// 64 rows x 96 tokens, 4 warps of 16 x 96, segment totals in shared memory, two blocks an SM (the three-stage
+/// `tma_64x96` of session 9 spilled after log 35): the default at n = 81..112 and 161..224 from m = 8192 (75.1 and
+/// 143 against 92.3 and 178 µs for `tma_128x128` at 14336 x 96 / 192 x 4096).
+pub const TMA_64X96_B2: VariantDescription = variant! {
+    name: "tma_64x96_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 96,
     warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
-    refill: tma, chunk_unroll: 1, archs: [sm_90],
+    blocks_per_sm: 2, totals: shared, refill: tma, chunk_unroll: 4, archs: [sm_90],
 };
-/// 64 rows x 96 tokens, 4 x 2 warps of 16 x 48: the default at n = 161..224 below m = 8192 (50.8 against 68.7 µs
-/// for `regfold_64x48` at 4096x192x4096).
+/// 64 rows x 64 tokens, 4 warps of 16 x 64, two blocks an SM (the first point of the third tune): the default at
+/// n = 33..80 from m = 8192, 97..160 below it and 225..384 everywhere (54.4 / 37.7 / 54.8 / 174 against 57.0 /
+/// 39.2 / 58.1 / 178 µs for the previous picks at 14336x64x4096, 4096 x 128 / 256 x 4096, 14336x256x4096).
+pub const TMA_64X64_B2: VariantDescription = variant! {
+    name: "tma_64x64_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
+    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    blocks_per_sm: 2, refill: tma, chunk_unroll: 4, archs: [sm_90],
+};
+/// 64 rows x 128 tokens, 4 warps of 16 x 128, two blocks an SM: the default from n = 385 at m >= 8192 (312 /
+/// 1162 / 2287 against 344 / 1175 / 2352 µs for `tma_128x128` at 14336 x 512 / 2048 / 4096 x 4096).
+pub const TMA_64X128_B2: VariantDescription = variant! {
+    name: "tma_64x128_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 128,
+    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    blocks_per_sm: 2, refill: tma, chunk_unroll: 1, archs: [sm_90],
+};
+/// 64 rows x 96 tokens, 4 x 2 warps of 16 x 48: the default at n = 161..224 below m = 8192 (49.1 against 51.5 µs
+/// for `tma_64x96_b2` at 4096x192x4096).
 pub const TMA_64X96_W2: VariantDescription = variant! {
     name: "tma_64x96_w2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 96,
     warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
     refill: tma, chunk_unroll: 4, archs: [sm_90],
 };
-/// 64 rows x 64 tokens, 4 x 2 warps of 16 x 32, three stages: the default at n = 97..160 below m = 8192 (42.1
-/// against 48.8 µs for `regfold_64x64_ks2` at 4096x128x4096).
+/// 64 rows x 64 tokens, 4 x 2 warps of 16 x 32, three stages: the default of sessions 9 and 10 at n = 97..160
+/// below m = 8192; since the third tune (39.2 against 37.7 µs for `tma_64x64_b2` at 4096x128x4096) a declared
+/// point, not picked.
 pub const TMA_64X64_W2: VariantDescription = variant! {
     name: "tma_64x64_w2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
     warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
@@ -378,7 +396,9 @@ pub fn all() -> Vec<VariantDescription> {
         REGFOLD_64X48,
         TMA_128X128,
         TMA_128X64,
-        TMA_64X96,
+        TMA_64X96_B2,
+        TMA_64X64_B2,
+        TMA_64X128_B2,
         TMA_64X96_W2,
         TMA_64X64_W2,
         REGFOLD_64X16_KS4,

@@ -446,27 +446,30 @@ fn the_embedded_default_is_complete_and_valid() {
             "regfold_64x32_ks4",
             "regfold_64x64_ks4",
             "tma_64x96_w2",
-            "tma_128x64",
+            "tma_64x64_b2",
             "tma_128x128"
         ]
     );
-    // At m = 14336, the register fold fed by the copy engine (docs/PERF.md logs 31-32): 64 x 96 tiles at 81..112
-    // and 161..224 tokens, 128 x 128 at 113..160 and from 225.
+    // At m = 14336, the register fold fed by the copy engine (docs/PERF.md logs 31-36): 64 x 64 tiles with two
+    // blocks an SM at 33..80 and 225..384 tokens, 64 x 96 with two at 81..112 and 161..224, 128 x 128 at 113..160,
+    // 64 x 128 with two from 385.
     let pick_tall = |n| chosen(&config, Layout::Padded, 14336, n, 4096);
     assert_eq!(
         [
+            pick_tall(64),
             pick_tall(96),
             pick_tall(160),
             pick_tall(193),
-            pick_tall(1280),
-            pick_tall(1281)
+            pick_tall(256),
+            pick_tall(385)
         ],
         [
-            "tma_64x96",
+            "tma_64x64_b2",
+            "tma_64x96_b2",
             "tma_128x128",
-            "tma_64x96",
-            "tma_128x128",
-            "tma_128x128"
+            "tma_64x96_b2",
+            "tma_64x64_b2",
+            "tma_64x128_b2"
         ]
     );
     // Decode at m = 14336: the shared-memory ring up to 4 tokens (quantizing its own token at n = 1), the register

@@ -21,8 +21,8 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
 use mmqgen_codegen::{
-    canonical_name, ring_shared_bytes, shared_layout, Engine, NumericsMode, Quantizer, ScaleFetch,
-    VariantDescription, SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
+    canonical_name, ring_shared_bytes, shared_layout, Engine, NumericsMode, Quantizer, Refill,
+    ScaleFetch, VariantDescription, SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 use mmqgen_reference::activations::QuantizedActivations;
 
@@ -470,7 +470,7 @@ pub struct LoadedVariant {
     /// The fewest blocks a matmul grid (raw, padded) needs to be queued programmatically (see
     /// `programmatic_min_blocks`).
     programmatic_min_blocks: [u32; 2],
-    /// With `refill = tma`, the copy engine's boxes, from which each padded call encodes its tensor maps.
+    /// With `refill = tma`, the copy engine's boxes, from which each call encodes its tensor maps.
     tma_boxes: Option<tensor_maps::Boxes>,
 }
 
@@ -750,8 +750,20 @@ impl LoadedVariant {
         // SAFETY: the argument list is the ABI of mmq_quantize_activations_g{G} (docs/KERNELS.md); every buffer
         // was checked above to hold what the grid touches: x >= n*K, q >= n*K, d >= n*K/G.
         launch(&kernel.info.name, cfg, || unsafe { b.launch(cfg) })?;
-        ws.quantized = Some((n, k, self.group));
+        ws.quantized = Some(Quantized {
+            n,
+            k,
+            group: self.group,
+            by_chunk: self.scales_by_chunk(),
+        });
         Ok(())
+    }
+
+    /// Whether this variant's quantizer writes the activation scales chunk-major (`refill = tma`: `[K/G]` rows
+    /// of [`tensor_maps::scale_row_stride`]`(n)` scales, so that the copy engine stages a chunk's tokens side by
+    /// side) rather than token-major (`[n][K/G]`): docs/KERNELS.md.
+    pub fn scales_by_chunk(&self) -> bool {
+        self.desc.refill == Refill::Tma
     }
 
     /// Queues the whole matmul: the activation quantizer, the matmul entry point for the weights' layout, and
@@ -773,7 +785,12 @@ impl LoadedVariant {
             self.check_x(x, n, k)?;
             ws.quantized = None;
             self.queue_matmul(weights, Some(x), out, n, stream, ws)?;
-            ws.quantized = Some((n, k, self.group));
+            ws.quantized = Some(Quantized {
+                n,
+                k,
+                group: self.group,
+                by_chunk: self.scales_by_chunk(),
+            });
             return Ok(());
         }
         self.quantize_activations(x, n, weights.k(), stream, ws)?;
@@ -878,7 +895,7 @@ impl LoadedVariant {
         self.same_context("the output", out.context())?;
         self.same_context("the workspace", ws.act_q.context())?;
         if x.is_none() {
-            ws.check_quantized(n, k, self.group)?;
+            ws.check_quantized(n, k, self.group, self.scales_by_chunk())?;
         }
         let cfg = matmul_config(&self.desc, m, n, self.call_shared_bytes(k)?)?;
         let kernel = match weights.layout() {
@@ -919,11 +936,13 @@ impl LoadedVariant {
             _ => None,
         };
         let segments_ptr = segments_view.as_ref().map_or(null, |(p, _)| *p);
-        // refill = tma: the padded entry point also takes the call's tensor maps (docs/KERNELS.md).
-        let maps = match (&self.tma_boxes, weights.layout()) {
-            (Some(boxes), Layout::Padded) => Some(
+        // refill = tma: the entry points also take the call's tensor maps (docs/KERNELS.md); the raw one's
+        // weights map stays zero (it copies its 2-byte aligned blocks itself).
+        let padded_weights = (weights.layout() == Layout::Padded).then_some(weights_ptr);
+        let maps = match &self.tma_boxes {
+            Some(boxes) => Some(
                 boxes
-                    .encode(weights_ptr, act_q, act_d, m, n, k)
+                    .encode(padded_weights, act_q, act_d, m, n, k)
                     .map_err(|e| LaunchError::TensorMap {
                         variant: self.desc.name.to_string(),
                         map: e.map,
@@ -933,7 +952,7 @@ impl LoadedVariant {
                         k,
                     })?,
             ),
-            _ => None,
+            None => None,
         };
         let mut args = vec![
             kernel_arg(&weights_ptr),
@@ -957,7 +976,7 @@ impl LoadedVariant {
         // A fused-quantizer matmul follows whatever the stream ran before, which may still be writing x: queued
         // the ordinary way.
         let programmatic = self.programmatic && blocks >= min_blocks && x.is_none();
-        // SAFETY: `args` is docs/KERNELS.md's ARGS (with refill = tma on padded weights, the tensor maps after them),
+        // SAFETY: `args` is docs/KERNELS.md's ARGS (with refill = tma, the tensor maps after them),
         // pointing at locals that outlive the call (which copies them);
         // with `quantizer = fused` the plane slot holds x, which matmul checked holds n*K values;
         // check_matmul verified the output (n*m), the quantized activations (n*K, n*K/G), the segment buffer
@@ -1319,7 +1338,8 @@ fn build_rendered_since(
 }
 
 /// Device buffers between the kernels, reused across calls: the quantized activations (`q [n][K]` int8,
-/// `d [n][K/G]` f32) and, for split-K variants, the segment partials (`f32 [nseg][n][m]`).
+/// `d [n][K/G]` f32, or `[K/G][round_up(n, 4)]` for a variant whose scales are chunk-major) and, for split-K
+/// variants, the segment partials (`f32 [nseg][n][m]`).
 #[derive(Debug)]
 pub struct Workspace {
     max_m: usize,
@@ -1328,8 +1348,17 @@ pub struct Workspace {
     act_q: CudaSlice<i8>,
     act_d: CudaSlice<f32>,
     segments: Option<CudaSlice<f32>>,
-    /// `(n, K, G)` of the activations `act_q`/`act_d` hold now.
-    quantized: Option<(usize, usize, u32)>,
+    /// What the activations `act_q`/`act_d` hold now.
+    quantized: Option<Quantized>,
+}
+
+/// The activations a workspace holds: `n` tokens of K in groups of G, their scales token- or chunk-major.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Quantized {
+    n: usize,
+    k: usize,
+    group: u32,
+    by_chunk: bool,
 }
 
 impl Workspace {
@@ -1363,7 +1392,8 @@ impl Workspace {
             }
         }
         let q_len = max_n * max_k;
-        let d_len = max_n * max_k / group;
+        // Room for either layout of the scales: chunk-major rows are n rounded up to 4.
+        let d_len = tensor_maps::scale_row_stride(max_n) * (max_k / group);
         let act_q = stream
             .alloc_zeros::<i8>(q_len)
             .map_err(alloc_err("activation quants", q_len))?;
@@ -1400,14 +1430,15 @@ impl Workspace {
 
     fn check_activations(&self, n: usize, k: usize, group: u32) -> Result<(), LaunchError> {
         let g = group as usize;
-        if n * k > self.act_q.len() || n * (k / g) > self.act_d.len() {
+        let scales = tensor_maps::scale_row_stride(n) * (k / g);
+        if n * k > self.act_q.len() || scales > self.act_d.len() {
             return Err(LaunchError::Workspace(format!(
                 "the workspace holds {} activation quants and {} scales, but n = {n} tokens of K = {k} in groups \
                  of {g} need {} and {}: make a Workspace for the larger shape (it was made for n <= {}, K <= {})",
                 self.act_q.len(),
                 self.act_d.len(),
                 n * k,
-                n * (k / g),
+                scales,
                 self.max_n,
                 self.max_k
             )));
@@ -1415,13 +1446,33 @@ impl Workspace {
         Ok(())
     }
 
-    fn check_quantized(&self, n: usize, k: usize, group: u32) -> Result<(), LaunchError> {
+    fn check_quantized(
+        &self,
+        n: usize,
+        k: usize,
+        group: u32,
+        by_chunk: bool,
+    ) -> Result<(), LaunchError> {
+        let layout = |by_chunk: bool| {
+            if by_chunk {
+                "chunk-major"
+            } else {
+                "token-major"
+            }
+        };
         match self.quantized {
-            Some(q) if q == (n, k, group) => Ok(()),
-            Some((qn, qk, qg)) => Err(LaunchError::Workspace(format!(
-                "the workspace holds activations quantized for n = {qn}, K = {qk} in groups of {qg}, but this \
-                 matmul is n = {n}, K = {k} in groups of {group}: quantize them first"
+            Some(q) if (q.n, q.k, q.group) != (n, k, group) => Err(LaunchError::Workspace(format!(
+                "the workspace holds activations quantized for n = {}, K = {} in groups of {}, but this \
+                 matmul is n = {n}, K = {k} in groups of {group}: quantize them first",
+                q.n, q.k, q.group
             ))),
+            Some(q) if q.by_chunk != by_chunk => Err(LaunchError::Workspace(format!(
+                "the workspace holds activation scales laid out {}, but this variant reads them {}: quantize \
+                 the activations with this variant first",
+                layout(q.by_chunk),
+                layout(by_chunk)
+            ))),
+            Some(_) => Ok(()),
             None => Err(LaunchError::Workspace(
                 "the workspace holds no quantized activations: call quantize_activations first".into(),
             )),
@@ -1448,7 +1499,13 @@ impl Workspace {
         &self,
         stream: &Arc<CudaStream>,
     ) -> Result<QuantizedActivations, LaunchError> {
-        let Some((n, k, group)) = self.quantized else {
+        let Some(Quantized {
+            n,
+            k,
+            group,
+            by_chunk,
+        }) = self.quantized
+        else {
             return Err(LaunchError::Workspace(
                 "the workspace holds no quantized activations to read: run the quantizer first"
                     .into(),
@@ -1456,7 +1513,22 @@ impl Workspace {
         };
         let g = group as usize;
         let q = read_prefix(stream, &self.act_q, n * k, "the activation quants")?;
-        let d = read_prefix(stream, &self.act_d, n * (k / g), "the activation scales")?;
+        let d = if by_chunk {
+            // [K/G][stride] back to [n][K/G], the reference's layout.
+            let stride = tensor_maps::scale_row_stride(n);
+            let rows = read_prefix(
+                stream,
+                &self.act_d,
+                stride * (k / g),
+                "the activation scales",
+            )?;
+            (0..n)
+                .flat_map(|t| (0..k / g).map(move |c| (t, c)))
+                .map(|(t, c)| rows[c * stride + t])
+                .collect()
+        } else {
+            read_prefix(stream, &self.act_d, n * (k / g), "the activation scales")?
+        };
         Ok(QuantizedActivations {
             q,
             d,

@@ -1,6 +1,7 @@
-//! The tensor maps of a `refill = tma` call, the padded entry point's last parameter (docs/KERNELS.md). The copy
+//! The tensor maps of a `refill = tma` call, the entry points' last parameter (docs/KERNELS.md). The copy
 //! engine brings each stage of the register fold as three boxes: the block tile's padded q6_K blocks, its tokens'
-//! window of int8 activations, and their per-32 scales. The maps are encoded on the host for the call's buffers
+//! window of int8 activations, and their per-32 scales (chunk-major, as a tma variant's quantizer writes them:
+//! docs/KERNELS.md). The maps are encoded on the host for the call's buffers
 //! and shape and travel by value as a kernel parameter: nothing is copied to the device.
 
 use cudarc::driver::sys::{
@@ -74,6 +75,13 @@ impl Map2d {
     }
 }
 
+/// Scales between a chunk's row and the next in a `refill = tma` variant's chunk-major activation scales: `n`
+/// rounded up to 4, so that every row starts 16-byte aligned (a tensor map's row stride must be a multiple of 16
+/// bytes). The quantizer writes that layout and the kernels read it (docs/KERNELS.md).
+pub fn scale_row_stride(n: usize) -> usize {
+    n.div_ceil(4) * 4
+}
+
 /// The boxes of a `refill = tma` variant, fixed by its description: worked out once when the variant is loaded,
 /// so that a call only encodes its buffers and shape. Each box is one region of a stage: a weight row of the stage
 /// is the block and the first bytes of the next (`smem_weights`' row stride), a token row the window's 256 bytes
@@ -86,8 +94,8 @@ pub struct Boxes {
     /// 16-bit elements of a token row's box, and its rows (`tile_n`).
     token_elements: u32,
     token_rows: u32,
-    /// Scales (f32) of a token's window (`kdr`).
-    scale_elements: u32,
+    /// Chunks of the scales' box (`kdr`): rows of `tile_n` scales, one a chunk.
+    scale_rows: u32,
 }
 
 impl Boxes {
@@ -103,15 +111,17 @@ impl Boxes {
             weight_rows: desc.nbj,
             token_elements: stride("smem_activations") / 2,
             token_rows: desc.tile_n,
-            scale_elements: desc.kdr,
+            scale_rows: desc.kdr,
         })
     }
 
     /// The maps of one call on padded weights at `weights` (`m` rows of `k / 256` blocks), int8 activations at
-    /// `act_q` (`n` rows of `k`) and their scales at `act_d` (`n` rows of `k / 32`).
+    /// `act_q` (`n` rows of `k`) and their scales at `act_d`, chunk-major (`k / 32` rows of `n` scales,
+    /// [`scale_row_stride`] apart). Raw weights (`None`: 2-byte aligned rows, which no tensor map can describe)
+    /// leave the weights' map zero: the raw entry point copies its blocks itself and reads only the other two.
     pub fn encode(
         &self,
-        weights: u64,
+        weights: Option<u64>,
         act_q: u64,
         act_d: u64,
         m: usize,
@@ -120,16 +130,16 @@ impl Boxes {
     ) -> Result<TensorMaps, EncodeError> {
         let superblocks = (k / SUPERBLOCK_K as usize) as u64;
         // The blocks and the tokens are read as 16-bit elements: a box's row may then be up to 512 bytes.
-        let weights = Map2d {
+        let weights = weights.map(|address| Map2d {
             name: "weights",
             data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
-            address: weights,
+            address,
             row_elements: superblocks * u64::from(PADDED_BLOCK_BYTES) / 2,
             rows: m as u64,
             row_bytes: superblocks * u64::from(PADDED_BLOCK_BYTES),
             box_elements: self.weight_elements,
             box_rows: self.weight_rows,
-        };
+        });
         let tokens = Map2d {
             name: "tokens",
             data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
@@ -144,14 +154,17 @@ impl Boxes {
             name: "activation scales",
             data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
             address: act_d,
-            row_elements: k as u64 / 32,
-            rows: n as u64,
-            row_bytes: k as u64 / 32 * 4,
-            box_elements: self.scale_elements,
-            box_rows: self.token_rows,
+            row_elements: n as u64,
+            rows: k as u64 / 32,
+            row_bytes: scale_row_stride(n) as u64 * 4,
+            box_elements: self.token_rows,
+            box_rows: self.scale_rows,
         };
         Ok(TensorMaps {
-            weights: weights.encode()?,
+            weights: match weights {
+                Some(map) => map.encode()?,
+                None => sys::CUtensorMap { opaque: [0; 16] },
+            },
             tokens: tokens.encode()?,
             scales: scales.encode()?,
         })
