@@ -315,11 +315,17 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                 desc.engine, desc.stages
             ),
         );
-        // The f16 engine brings its tokens through registers; the int8 ones stage them with cp.async.
+        // The f16 engine brings its tokens through registers; with refill = tma the copy engine stages them;
+        // otherwise the int8 engines stage them with cp.async.
         let (tokens_arrive, cp_async_tokens) = if desc.engine == Engine::WgmmaF16Regfold {
             (
                 "loads each window's tokens into registers during the window before and converts them to \
                  f16 itself",
+                CpAsync::Off,
+            )
+        } else if desc.refill == Refill::Tma {
+            (
+                "with refill = tma takes each window's tokens and scales from the copy engine",
                 CpAsync::Off,
             )
         } else {

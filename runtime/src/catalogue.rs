@@ -185,7 +185,7 @@ pub const REGFOLD_64X48: VariantDescription = variant! {
 /// 93.8 at 14336x128x4096).
 pub const TMA_128X128: VariantDescription = variant! {
     name: "tma_128x128", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 128,
-    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
     refill: tma, chunk_unroll: 1, archs: [sm_90],
 };
 /// 128 rows x 64 tokens, segment totals in shared memory: the default of sessions 9 and 10 at n = 33..80 from m =
@@ -193,7 +193,7 @@ pub const TMA_128X128: VariantDescription = variant! {
 /// declared point, not picked.
 pub const TMA_128X64: VariantDescription = variant! {
     name: "tma_128x64", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
-    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
     totals: shared, refill: tma, chunk_unroll: 4, archs: [sm_90],
 };
 /// 64 rows x 96 tokens, 4 warps of 16 x 96, segment totals in shared memory, two blocks an SM (the three-stage
@@ -201,7 +201,7 @@ pub const TMA_128X64: VariantDescription = variant! {
 /// 143 against 92.3 and 178 µs for `tma_128x128` at 14336 x 96 / 192 x 4096).
 pub const TMA_64X96_B2: VariantDescription = variant! {
     name: "tma_64x96_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 96,
-    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
     blocks_per_sm: 2, totals: shared, refill: tma, chunk_unroll: 4, archs: [sm_90],
 };
 /// 64 rows x 64 tokens, 4 warps of 16 x 64, two blocks an SM (the first point of the third tune): the default at
@@ -209,21 +209,21 @@ pub const TMA_64X96_B2: VariantDescription = variant! {
 /// 39.2 / 58.1 / 178 µs for the previous picks at 14336x64x4096, 4096 x 128 / 256 x 4096, 14336x256x4096).
 pub const TMA_64X64_B2: VariantDescription = variant! {
     name: "tma_64x64_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
-    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
     blocks_per_sm: 2, refill: tma, chunk_unroll: 4, archs: [sm_90],
 };
 /// 64 rows x 128 tokens, 4 warps of 16 x 128, two blocks an SM: the default from n = 385 at m >= 8192 (312 /
 /// 1162 / 2287 against 344 / 1175 / 2352 µs for `tma_128x128` at 14336 x 512 / 2048 / 4096 x 4096).
 pub const TMA_64X128_B2: VariantDescription = variant! {
     name: "tma_64x128_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 128,
-    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
     blocks_per_sm: 2, refill: tma, chunk_unroll: 1, archs: [sm_90],
 };
 /// 64 rows x 96 tokens, 4 x 2 warps of 16 x 48: the default at n = 161..224 below m = 8192 (49.1 against 51.5 µs
 /// for `tma_64x96_b2` at 4096x192x4096).
 pub const TMA_64X96_W2: VariantDescription = variant! {
     name: "tma_64x96_w2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 96,
-    warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
     refill: tma, chunk_unroll: 4, archs: [sm_90],
 };
 /// 64 rows x 64 tokens, 4 x 2 warps of 16 x 32, three stages: the default of sessions 9 and 10 at n = 97..160
@@ -231,7 +231,7 @@ pub const TMA_64X96_W2: VariantDescription = variant! {
 /// point, not picked.
 pub const TMA_64X64_W2: VariantDescription = variant! {
     name: "tma_64x64_w2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
-    warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
+    warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 3,
     refill: tma, chunk_unroll: 4, archs: [sm_90],
 };
 /// Small batches (issue 12, docs/PERF.md decode log 9): the register fold with K split in four, so that 64-row

@@ -375,8 +375,13 @@ fn render_context(
         (_, 256) => 4,
         (bytes, _) => bytes.min(4 * desc.kdr),
     };
-    // The register-fold engines copy the padded layout's blocks 16 bytes at a time with cp.async.
-    let block_copies = if regfold { 16 } else { 0 };
+    // The register-fold engines copy the padded layout's blocks 16 bytes at a time with cp.async, unless the
+    // copy engine stages them (refill = tma).
+    let block_copies = if regfold && desc.refill != Refill::Tma {
+        16
+    } else {
+        0
+    };
     let mut cp_async_widths: Vec<u32> = [cpa, cpp, activation_scale_piece, block_copies]
         .into_iter()
         .filter(|w| *w > 0)
