@@ -750,12 +750,7 @@ impl LoadedVariant {
         // SAFETY: the argument list is the ABI of mmq_quantize_activations_g{G} (docs/KERNELS.md); every buffer
         // was checked above to hold what the grid touches: x >= n*K, q >= n*K, d >= n*K/G.
         launch(&kernel.info.name, cfg, || unsafe { b.launch(cfg) })?;
-        ws.quantized = Some(Quantized {
-            n,
-            k,
-            group: self.group,
-            by_chunk: self.scales_by_chunk(),
-        });
+        ws.quantized = Some(self.quantized(n, k));
         Ok(())
     }
 
@@ -764,6 +759,17 @@ impl LoadedVariant {
     /// side) rather than token-major (`[n][K/G]`): docs/KERNELS.md.
     pub fn scales_by_chunk(&self) -> bool {
         self.desc.refill == Refill::Tma
+    }
+
+    /// What this variant's quantizer leaves in a workspace for `n` tokens of K, and so what its matmul expects
+    /// there.
+    fn quantized(&self, n: usize, k: usize) -> Quantized {
+        Quantized {
+            n,
+            k,
+            group: self.group,
+            by_chunk: self.scales_by_chunk(),
+        }
     }
 
     /// Queues the whole matmul: the activation quantizer, the matmul entry point for the weights' layout, and
@@ -785,12 +791,7 @@ impl LoadedVariant {
             self.check_x(x, n, k)?;
             ws.quantized = None;
             self.queue_matmul(weights, Some(x), out, n, stream, ws)?;
-            ws.quantized = Some(Quantized {
-                n,
-                k,
-                group: self.group,
-                by_chunk: self.scales_by_chunk(),
-            });
+            ws.quantized = Some(self.quantized(n, k));
             return Ok(());
         }
         self.quantize_activations(x, n, weights.k(), stream, ws)?;
@@ -895,7 +896,7 @@ impl LoadedVariant {
         self.same_context("the output", out.context())?;
         self.same_context("the workspace", ws.act_q.context())?;
         if x.is_none() {
-            ws.check_quantized(n, k, self.group, self.scales_by_chunk())?;
+            ws.check_quantized(self.quantized(n, k))?;
         }
         let cfg = matmul_config(&self.desc, m, n, self.call_shared_bytes(k)?)?;
         let kernel = match weights.layout() {
@@ -1446,13 +1447,13 @@ impl Workspace {
         Ok(())
     }
 
-    fn check_quantized(
-        &self,
-        n: usize,
-        k: usize,
-        group: u32,
-        by_chunk: bool,
-    ) -> Result<(), LaunchError> {
+    fn check_quantized(&self, expected: Quantized) -> Result<(), LaunchError> {
+        let Quantized {
+            n,
+            k,
+            group,
+            by_chunk,
+        } = expected;
         let layout = |by_chunk: bool| {
             if by_chunk {
                 "chunk-major"
