@@ -329,8 +329,8 @@ pub const RING_T1_TALL: VariantDescription = variant! {
     name: "ring_t1_tall", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 1, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
 };
-/// `ring_t1` quantizing its token itself from x (quantizer = fused), one launch a call, between its first and
-/// second stage's copies: the default at n = 1 below m = 8192 up to K = 4096 (docs/PERF.md decode log 17).
+/// `ring_t1` quantizing its token itself from x (quantizer = fused), one launch a call, x loaded before the
+/// weights' first copies: the default at n = 1 below m = 8192 up to K = 4096 (docs/PERF.md decode logs 17, 21).
 pub const RING_T1_FUSED: VariantDescription = variant! {
     name: "ring_t1_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 1, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
@@ -340,18 +340,31 @@ pub const RING_T1_TALL_FUSED: VariantDescription = variant! {
     name: "ring_t1_tall_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 1, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
 };
-/// Two tokens, 16 warps over one stage of 512 super-blocks: the default at n = 2 below m = 8192.
+/// Two tokens, 16 warps over one stage of 512 super-blocks: the default at n = 2 below m = 8192 for K above 4096.
 pub const RING_T2: VariantDescription = variant! {
     name: "ring_t2", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 2, warps_m: 16, warps_n: 1,
     scale_fetch: narrow, expand: uint4, stages: 1, archs: [sm_90],
+};
+/// `ring_t2` quantizing its tokens itself (quantizer = fused), x loaded before the weights' first copies: the
+/// default at n = 2 below m = 8192 up to K = 4096 (9.9 against 11.9 µs for `ring_t2` at 4096x2x4096, docs/PERF.md
+/// decode log 21).
+pub const RING_T2_FUSED: VariantDescription = variant! {
+    name: "ring_t2_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 2, warps_m: 16,
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, quantizer: fused, archs: [sm_90],
+};
+/// Two tokens quantized in the kernel with 112 rows a block (about one block per SM at m = 14336): the default at
+/// n = 2 from m = 8192 up to K = 4096 (21.5 against 23.2 µs for `ring_t4_tall` at 14336x2x4096, decode log 21).
+pub const RING_T2_TALL_FUSED: VariantDescription = variant! {
+    name: "ring_t2_tall_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 2, warps_m: 8,
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
 };
 /// Four tokens, 16 warps: the default at n = 3..4 below m = 8192 and K = 8192.
 pub const RING_T4: VariantDescription = variant! {
     name: "ring_t4", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 16, warps_n: 1,
     scale_fetch: narrow, expand: uint4, stages: 1, archs: [sm_90],
 };
-/// Four tokens, 112 rows a block: the default at n = 2..4 from m = 8192 (K up to 8191: its records and sums
-/// outgrow shared memory beyond).
+/// Four tokens, 112 rows a block: the default at n = 3..4 from m = 8192, and n = 2 there above K = 4096 (K up to
+/// 7936: its records and sums outgrow shared memory beyond).
 pub const RING_T4_TALL: VariantDescription = variant! {
     name: "ring_t4_tall", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 4, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
@@ -418,6 +431,8 @@ pub fn all() -> Vec<VariantDescription> {
         RING_T1_FUSED,
         RING_T1_TALL_FUSED,
         RING_T2,
+        RING_T2_FUSED,
+        RING_T2_TALL_FUSED,
         RING_T4,
         RING_T4_TALL,
         RING_T4_LONG_K,

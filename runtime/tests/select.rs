@@ -472,8 +472,8 @@ fn the_embedded_default_is_complete_and_valid() {
             "tma_64x128_b2"
         ]
     );
-    // Decode at m = 14336: the shared-memory ring up to 4 tokens (quantizing its own token at n = 1), the register
-    // fold with K split in four from 5 (docs/PERF.md, decode log 12-14 and 17).
+    // Decode at m = 14336: the shared-memory ring up to 4 tokens (quantizing its own tokens at n = 1-2), the
+    // register fold with K split in four from 5 (docs/PERF.md, decode log 12-14, 17 and 21).
     assert_eq!(
         [
             pick_tall(1),
@@ -484,7 +484,7 @@ fn the_embedded_default_is_complete_and_valid() {
         ],
         [
             "ring_t1_tall_fused",
-            "ring_t4_tall",
+            "ring_t2_tall_fused",
             "ring_t4_tall",
             "regfold_64x16_ks4",
             "regfold_64x32_ks4"
@@ -509,8 +509,11 @@ fn the_embedded_default_is_complete_and_valid() {
     // Past the K a ring variant fits, a token count still finds a variant.
     assert_eq!(pick_at(4096, 1, 65536), "stream_t1");
     assert_eq!(pick_at(14336, 2, 32768), "stream_t2");
-    // One token up to K = 4096: the ring that quantizes its token itself (decode log 17).
+    // One or two tokens up to K = 4096: the ring that quantizes its tokens itself (decode logs 17 and 21); two
+    // tokens at a longer K: the ring fed by the quantizer kernel.
     assert_eq!(pick_at(4096, 1, 4096), "ring_t1_fused");
+    assert_eq!(pick_at(4096, 2, 4096), "ring_t2_fused");
+    assert_eq!(pick_at(4096, 2, 14336), "ring_t2");
     // Raw registrations never get the ring, and from n = 5 get picks measured on raw blocks (decode log 18).
     let raw = |m, n, k| chosen(&config, Layout::Raw, m, n, k);
     assert_eq!(

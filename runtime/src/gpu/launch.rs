@@ -1515,7 +1515,7 @@ impl Workspace {
         let g = group as usize;
         let q = read_prefix(stream, &self.act_q, n * k, "the activation quants")?;
         let d = if by_chunk {
-            // [K/G][stride] back to [n][K/G], the reference's layout.
+            // [K/G][stride], tokens at their scale_position, back to [n][K/G], the reference's layout.
             let stride = tensor_maps::scale_row_stride(n);
             let rows = read_prefix(
                 stream,
@@ -1525,7 +1525,7 @@ impl Workspace {
             )?;
             (0..n)
                 .flat_map(|t| (0..k / g).map(move |c| (t, c)))
-                .map(|(t, c)| rows[c * stride + t])
+                .map(|(t, c)| rows[c * stride + tensor_maps::scale_position(t)])
                 .collect()
         } else {
             read_prefix(stream, &self.act_d, n * (k / g), "the activation scales")?

@@ -82,6 +82,13 @@ pub fn scale_row_stride(n: usize) -> usize {
     n.div_ceil(4) * 4
 }
 
+/// Where token `token`'s scale sits in its chunk's row of chunk-major scales: in each 16 tokens the last two quads
+/// store their pairs swapped, the order in which the matmul's lanes read a quad with one 16-byte load while their
+/// ldmatrix rows stay free of bank conflicts (docs/KERNELS.md). A swap stays inside its quad, so inside the row.
+pub fn scale_position(token: usize) -> usize {
+    token ^ ((token >> 2) & 2)
+}
+
 /// The boxes of a `refill = tma` variant, fixed by its description: worked out once when the variant is loaded,
 /// so that a call only encodes its buffers and shape. Each box is one region of a stage: a weight row of the stage
 /// is the block and the first bytes of the next (`smem_weights`' row stride), a token row the window's 256 bytes
@@ -116,9 +123,10 @@ impl Boxes {
     }
 
     /// The maps of one call on padded weights at `weights` (`m` rows of `k / 256` blocks), int8 activations at
-    /// `act_q` (`n` rows of `k`) and their scales at `act_d`, chunk-major (`k / 32` rows of `n` scales,
-    /// [`scale_row_stride`] apart). Raw weights (`None`: 2-byte aligned rows, which no tensor map can describe)
-    /// leave the weights' map zero: the raw entry point copies its blocks itself and reads only the other two.
+    /// `act_q` (`n` rows of `k`) and their scales at `act_d`, chunk-major (`k / 32` rows of [`scale_row_stride`]
+    /// scales, each token's at its [`scale_position`]). Raw weights (`None`: 2-byte aligned rows, which no tensor
+    /// map can describe) leave the weights' map zero: the raw entry point copies its blocks itself and reads only
+    /// the other two.
     pub fn encode(
         &self,
         weights: Option<u64>,
@@ -154,7 +162,8 @@ impl Boxes {
             name: "activation scales",
             data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
             address: act_d,
-            row_elements: n as u64,
+            // The whole row, not n: scale_position puts some of the last quad's scales past n.
+            row_elements: scale_row_stride(n) as u64,
             rows: k as u64 / 32,
             row_bytes: scale_row_stride(n) as u64 * 4,
             box_elements: self.token_rows,
@@ -168,5 +177,32 @@ impl Boxes {
             tokens: tokens.encode()?,
             scales: scales.encode()?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scale_positions_are_a_permutation_inside_each_row() {
+        for n in 1..=70 {
+            let mut seen = vec![false; scale_row_stride(n)];
+            for token in 0..n {
+                let position = scale_position(token);
+                assert!(
+                    position < seen.len(),
+                    "n = {n}, token {token} -> {position}"
+                );
+                assert_eq!(position / 4, token / 4, "a swap stays inside its quad");
+                assert!(!std::mem::replace(&mut seen[position], true));
+            }
+        }
+        // Quads 2 and 3 of each 16 tokens are pair-swapped, quads 0 and 1 stay.
+        let positions: Vec<usize> = (16..32).map(scale_position).collect();
+        assert_eq!(
+            positions,
+            [16, 17, 18, 19, 20, 21, 22, 23, 26, 27, 24, 25, 30, 31, 28, 29]
+        );
     }
 }
