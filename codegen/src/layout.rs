@@ -288,6 +288,14 @@ pub fn ring_barrier_bytes(desc: &VariantDescription) -> u32 {
     )
 }
 
+/// How many 16-byte pieces of its block's token records (16 a token and super-block) a ring thread loads before it
+/// stores any, when the quantizer kernel wrote the tokens: what it gets at K = 4096, from one to four, so that those
+/// loads are one round trip (docs/PERF.md decode log 23) without holding more registers at a longer K.
+pub fn ring_record_pieces_at_once(desc: &VariantDescription) -> u32 {
+    let pieces_at_k_4096 = desc.tile_n.saturating_mul(16 * (4096 / 256));
+    (pieces_at_k_4096 / desc.threads().max(1)).clamp(1, 4)
+}
+
 /// The ring engine's shared memory that does not depend on K: `stages` slots of one padded q6_K block per thread,
 /// then its mbarriers ([`ring_barrier_bytes`]). What depends on K, the tokens' records and the
 /// super-block sums, follows at launch ([`ring_shared_bytes`]).
@@ -403,5 +411,23 @@ mod tests {
         assert_eq!(ring_max_k(&ring(112, 1, 8, 2), limit), 23552);
         // A ring that alone is over the limit takes no K at all.
         assert_eq!(ring_max_k(&ring(32, 1, 32, 4), limit), 0);
+    }
+
+    #[test]
+    fn a_ring_thread_loads_the_record_pieces_it_gets_at_k_4096_up_to_four() {
+        // ring_t1 (1 token, 256 threads), ring_t2 and ring_t4 (16 warps), ring_t4_tall (8 warps), ring_t4_long_k
+        // (12 warps: 1024 / 384 rounds down), and eight tokens over 8 warps, held at four.
+        let pieces = |tile_n, warps_m| ring_record_pieces_at_once(&ring(32, tile_n, warps_m, 1));
+        assert_eq!(
+            [
+                pieces(1, 8),
+                pieces(2, 16),
+                pieces(4, 16),
+                pieces(4, 8),
+                pieces(4, 12),
+                pieces(8, 8)
+            ],
+            [1, 1, 2, 4, 2, 4]
+        );
     }
 }
