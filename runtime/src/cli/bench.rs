@@ -171,14 +171,7 @@ pub fn select_variants(
         return Ok(vec![a.clone(), b.clone()]);
     }
     if !args.variant.is_empty() {
-        let mut chosen: Vec<VariantDescription> = Vec::new();
-        for name in &args.variant {
-            let v = find_variant(all, name)?;
-            if !chosen.iter().any(|c| c.name == v.name) {
-                chosen.push(v.clone());
-            }
-        }
-        return Ok(chosen);
+        return super::variants_named(all, args.variant.iter().map(String::as_str));
     }
     if args.all {
         return Ok(all.to_vec());
@@ -208,9 +201,7 @@ fn add_picks(
         let (m, n, k) = (shape.m as u64, shape.n as u64, shape.k as u64);
         let pick = match config.select(arch, cfg.layout, m, n, k) {
             Ok(selection) => {
-                if !descs.iter().any(|d| d.name == selection.variant.name) {
-                    descs.push(selection.variant.clone());
-                }
+                super::add_once(descs, selection.variant);
                 Ok(selection.variant.name.to_string())
             }
             Err(e) => Err(e.to_string()),

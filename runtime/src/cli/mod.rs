@@ -312,6 +312,25 @@ pub fn find_variant<'a>(
     })
 }
 
+/// Adds `variant` to `chosen` unless a variant of its name is there already, so that each runs once.
+pub(crate) fn add_once(chosen: &mut Vec<VariantDescription>, variant: &VariantDescription) {
+    if !chosen.iter().any(|c| c.name == variant.name) {
+        chosen.push(variant.clone());
+    }
+}
+
+/// The variants `names` name ([`find_variant`]), in order, each once.
+pub(crate) fn variants_named<'a>(
+    all: &[VariantDescription],
+    names: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<VariantDescription>, CliError> {
+    let mut chosen = Vec::new();
+    for name in names {
+        add_once(&mut chosen, find_variant(all, name)?);
+    }
+    Ok(chosen)
+}
+
 fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError> {
     let loaded = variants(&cli.variants, catalogue)?;
     let all = loaded.all.clone();

@@ -1180,6 +1180,17 @@ mod tests {
             .map_err(|e| e.to_string())
     }
 
+    /// A child's command line as strings, and what `parity` parses from it.
+    fn child_command_line(spec: &ChildSpec) -> (Vec<String>, ParityArgs) {
+        let strings: Vec<String> = child_args(spec)
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        let refs: Vec<&str> = strings.iter().map(String::as_str).collect();
+        let parsed = parse(&refs).unwrap();
+        (strings, parsed)
+    }
+
     fn catalogue() -> Vec<VariantDescription> {
         ["a", "b", "c"]
             .iter()
@@ -1311,12 +1322,7 @@ mod tests {
             cubin_cache: Some(&cache),
             timeout: Duration::from_secs(1),
         };
-        let strings: Vec<String> = child_args(&spec)
-            .iter()
-            .map(|s| s.to_string_lossy().into_owned())
-            .collect();
-        let refs: Vec<&str> = strings.iter().map(String::as_str).collect();
-        let a = parse(&refs).unwrap();
+        let (_, a) = child_command_line(&spec);
         assert_eq!(a.child.as_deref(), Some("b"));
         assert_eq!(a.shapes, [Shape::new(4097, 513, 4096)]);
         assert_eq!(a.layout, LayoutChoice::Padded);
@@ -1338,13 +1344,8 @@ mod tests {
             cubin_cache: None,
             timeout: Duration::from_secs(1),
         };
-        let strings: Vec<String> = child_args(&spec)
-            .iter()
-            .map(|s| s.to_string_lossy().into_owned())
-            .collect();
+        let (strings, a) = child_command_line(&spec);
         assert!(!strings.iter().any(|s| s == "--cubin-cache"), "{strings:?}");
-        let refs: Vec<&str> = strings.iter().map(String::as_str).collect();
-        let a = parse(&refs).unwrap();
         assert_eq!(a.mutant.as_deref(), Some("off_by_one_token_edge"));
         assert_eq!(a.shapes, [m.shape]);
         assert_eq!(a.layout, LayoutChoice::Raw);
@@ -1776,13 +1777,8 @@ mod tests {
             cubin_cache: None,
             timeout: Duration::from_secs(1),
         };
-        let strings: Vec<String> = child_args(&spec)
-            .iter()
-            .map(|s| s.to_string_lossy().into_owned())
-            .collect();
+        let (strings, a) = child_command_line(&spec);
         assert!(!strings.iter().any(|s| s == "--shape"), "{strings:?}");
-        let refs: Vec<&str> = strings.iter().map(String::as_str).collect();
-        let a = parse(&refs).unwrap();
         assert_eq!(a.child.as_deref(), Some("a"));
         assert_eq!(a.gguf_tensor(), Some(source.clone()));
         assert_eq!(a.tokens, Some(9));

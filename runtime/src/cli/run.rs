@@ -39,9 +39,7 @@ fn selected_in(config: &Config, arch: Arch, layouts: &[Layout]) -> Vec<VariantDe
     for &layout in layouts {
         for (m, n, k) in DEFAULT_SHAPES {
             if let Ok(selection) = config.select(arch, layout, m as u64, n as u64, k as u64) {
-                if !chosen.iter().any(|v| v.name == selection.variant.name) {
-                    chosen.push(selection.variant.clone());
-                }
+                super::add_once(&mut chosen, selection.variant);
             }
         }
     }

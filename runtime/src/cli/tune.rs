@@ -21,7 +21,7 @@ use clap::Args;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{find_variant, CliError, Loaded, LoadedSweep};
+use super::{CliError, Loaded, LoadedSweep};
 use crate::check::Shape;
 use crate::check::{ParityCase, Status};
 use crate::codegen::{Arch, VariantDescription};
@@ -164,14 +164,7 @@ fn candidates(
         }
         return Ok(default_variants(all));
     }
-    let mut chosen: Vec<VariantDescription> = Vec::new();
-    for name in names {
-        let v = find_variant(all, name)?;
-        if !chosen.iter().any(|c| c.name == v.name) {
-            chosen.push(v.clone());
-        }
-    }
-    Ok(chosen)
+    super::variants_named(all, names)
 }
 
 /// The measured shapes: `--shape` as given (each once, in order), else `(m, n, k)` for each distinct n of
