@@ -296,6 +296,14 @@ pub fn ring_record_pieces_at_once(desc: &VariantDescription) -> u32 {
     (pieces_at_k_4096 / desc.threads().max(1)).clamp(1, 4)
 }
 
+/// How many of its token records (one a token and super-block) a warp of a fused ring (`quantizer = fused`) loads
+/// from `x` before it quantizes any: what it gets at K = 4096, from one to four, so that those loads are one
+/// round trip (docs/PERF.md decode log 24).
+pub fn ring_fused_records_at_once(desc: &VariantDescription) -> u32 {
+    let records_at_k_4096 = desc.tile_n.saturating_mul(4096 / 256);
+    (records_at_k_4096 / desc.warps_m.max(1)).clamp(1, 4)
+}
+
 /// The ring engine's shared memory that does not depend on K: `stages` slots of one padded q6_K block per thread,
 /// then its mbarriers ([`ring_barrier_bytes`]). What depends on K, the tokens' records and the
 /// super-block sums, follows at launch ([`ring_shared_bytes`]).
@@ -414,7 +422,7 @@ mod tests {
     }
 
     #[test]
-    fn a_ring_thread_loads_the_record_pieces_it_gets_at_k_4096_up_to_four() {
+    fn a_ring_loads_the_records_it_gets_at_k_4096_up_to_four_at_once() {
         // ring_t1 (1 token, 256 threads), ring_t2 and ring_t4 (16 warps), ring_t4_tall (8 warps), ring_t4_long_k
         // (12 warps: 1024 / 384 rounds down), and eight tokens over 8 warps, held at four.
         let pieces = |tile_n, warps_m| ring_record_pieces_at_once(&ring(32, tile_n, warps_m, 1));
@@ -428,6 +436,12 @@ mod tests {
                 pieces(8, 8)
             ],
             [1, 1, 2, 4, 2, 4]
+        );
+        // Fused: ring_t1_fused and ring_t2_fused two records a warp, ring_t2_tall_fused (8 warps) four.
+        let records = |tile_n, warps_m| ring_fused_records_at_once(&ring(32, tile_n, warps_m, 1));
+        assert_eq!(
+            [records(1, 8), records(2, 16), records(2, 8), records(4, 8)],
+            [2, 2, 4, 4]
         );
     }
 }

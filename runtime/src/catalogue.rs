@@ -358,7 +358,14 @@ pub const RING_T2_TALL_FUSED: VariantDescription = variant! {
     name: "ring_t2_tall_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 2, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
 };
-/// Four tokens, 16 warps: the default at n = 3..4 below m = 8192 and K = 8192.
+/// `ring_t4` quantizing its tokens itself, each warp's four records loaded from x at once before the first copies:
+/// the default at n = 3..4 below m = 8192 up to K = 4096 (12.2 / 13.6 against 13.6 / 14.2 µs for `ring_t4` at
+/// 4096 x 3 / 4 x 4096, docs/PERF.md decode log 24).
+pub const RING_T4_FUSED: VariantDescription = variant! {
+    name: "ring_t4_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 16,
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, quantizer: fused, archs: [sm_90],
+};
+/// Four tokens, 16 warps: the default at n = 3..4 below m = 8192 for K from 4097 to 8191.
 pub const RING_T4: VariantDescription = variant! {
     name: "ring_t4", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 16, warps_n: 1,
     scale_fetch: narrow, expand: uint4, stages: 1, archs: [sm_90],
@@ -434,6 +441,7 @@ pub fn all() -> Vec<VariantDescription> {
         RING_T2_FUSED,
         RING_T2_TALL_FUSED,
         RING_T4,
+        RING_T4_FUSED,
         RING_T4_TALL,
         RING_T4_LONG_K,
     ]

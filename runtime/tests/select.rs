@@ -500,7 +500,7 @@ fn the_embedded_default_is_complete_and_valid() {
             pick_at(14336, 3, 14336)
         ],
         [
-            "ring_t4",
+            "ring_t4_fused",
             "ring_t4_long_k",
             "regfold_64x16_ks4",
             "regfold_64x16_ks4"

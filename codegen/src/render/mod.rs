@@ -6,9 +6,9 @@
 use crate::description::*;
 use crate::fields::description_lines;
 use crate::layout::{
-    ring_barrier_bytes, ring_record_pieces_at_once, shared_layout, stream_offset_in_sums,
-    stream_rows_at_once, Region, SharedLayout, PADDED_BLOCK_BYTES, RING_RECORD_BYTES,
-    RING_RECORD_OFFSETS, RING_RECORD_SCALES, STREAM_SUPERBLOCKS_PER_PASS,
+    ring_barrier_bytes, ring_fused_records_at_once, ring_record_pieces_at_once, shared_layout,
+    stream_offset_in_sums, stream_rows_at_once, Region, SharedLayout, PADDED_BLOCK_BYTES,
+    RING_RECORD_BYTES, RING_RECORD_OFFSETS, RING_RECORD_SCALES, STREAM_SUPERBLOCKS_PER_PASS,
 };
 use crate::name::canonical_name;
 use crate::validate::validate;
@@ -194,6 +194,8 @@ struct RenderContext {
     ring_barrier_bytes: u32,
     /// The pieces of token records a ring thread loads before it stores any ([`ring_record_pieces_at_once`]).
     ring_record_pieces_at_once: u32,
+    /// The records a fused ring's warp loads from `x` before it quantizes any ([`ring_fused_records_at_once`]).
+    ring_fused_records_at_once: u32,
     /// The engine multiplies with wgmma (`wgmma_k32_prefolded`, `wgmma_k32_regfold`; sm_90a).
     wgmma: bool,
     /// The module reads q6_K blocks (every engine but the prefolded ones on the plane), so it names their
@@ -443,6 +445,7 @@ fn render_context(
         ring_record_offsets: RING_RECORD_OFFSETS,
         ring_barrier_bytes: ring_barrier_bytes(desc),
         ring_record_pieces_at_once: ring_record_pieces_at_once(desc),
+        ring_fused_records_at_once: ring_fused_records_at_once(desc),
         wgmma: desc.engine.is_wgmma(),
         reads_blocks: !desc.engine.is_prefolded() || !block_fetches.is_empty(),
         q6k: Q6K,
