@@ -3,16 +3,12 @@
 # (the fused ring loads x before its first copies): proof first (parity ragged on both layouts, GGUF, every
 # mutant with its sentence, memcheck and racecheck), then the binary before (02501d2) and after on the same
 # shapes, one after the other.
-set -u
-export MMQGEN_COMMIT="$(cat .device/commit)+log38+log21"
-B=.device/mmqgen; OLD=.device/mmqgen_old
-S=$SECONDS
-step() { echo; echo "=== [$((SECONDS - S)) s] $*"; }
-T=""; for v in tma_128x128 tma_128x64 tma_64x96_b2 tma_64x96_w2 tma_64x64_w2 tma_64x64_b2 tma_64x128_b2; do T="$T --variant $v"; done
+LEASE_CHANGE="+log38+log21" source scripts/lease.sh
+T=$(repeat_flag variant tma_128x128 tma_128x64 tma_64x96_b2 tma_64x96_w2 tma_64x64_w2 tma_64x64_b2 tma_64x128_b2)
 R="--variants .device/fq.toml --variant ring_t1_fused --variant ring_t1_tall_fused --variant ring_t2_fq --variant ring_t4_fq --variant ring_t4_tall_fq"
 P="--variant tma_128x128 --variant tma_64x128_b2 --variant tma_64x64_b2 --variant tma_64x96_b2 --variant tma_64x96_w2"
-PS=""; for s in 4096,128,4096 4096,192,4096 4096,256,4096 14336,64,4096 14336,96,4096 14336,128,4096 14336,192,4096 14336,256,4096 4096,512,4096 4096,512,14336 14336,512,4096 4096,2048,4096 4096,4096,4096 14336,2048,4096; do PS="$PS --shape $s"; done
-DS=""; for s in 4096,1,4096 4096,2,4096 4096,3,4096 4096,4,4096 14336,1,4096 14336,2,4096 14336,3,4096 14336,4,4096 4096,1,14336; do DS="$DS --shape $s"; done
+PS=$(repeat_flag shape 4096,128,4096 4096,192,4096 4096,256,4096 14336,64,4096 14336,96,4096 14336,128,4096 14336,192,4096 14336,256,4096 4096,512,4096 4096,512,14336 14336,512,4096 4096,2048,4096 4096,4096,4096 14336,2048,4096)
+DS=$(repeat_flag shape 4096,1,4096 4096,2,4096 4096,3,4096 4096,4,4096 14336,1,4096 14336,2,4096 14336,3,4096 14336,4,4096 4096,1,14336)
 {
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 step "parity: tma, ragged, both layouts"

@@ -3,14 +3,10 @@
 # puts some of a row's last quad past n, which the map used to cut off and zero): proof on n = 77 and 41 (n mod 16 =
 # 13 and 9, where that happens) and on every mutant, then the tma picks timed by the binary before (02501d2) and
 # after, twice each in turn; and two-token fused rings (decode log 21) beside the picks they would replace.
-set -u
-export MMQGEN_COMMIT="$(cat .device/commit)+log38+log21"
-B=.device/mmqgen; OLD=.device/mmqgen_old
-S=$SECONDS
-step() { echo; echo "=== [$((SECONDS - S)) s] $*"; }
-T=""; for v in tma_128x128 tma_128x64 tma_64x96_b2 tma_64x96_w2 tma_64x64_w2 tma_64x64_b2 tma_64x128_b2; do T="$T --variant $v"; done
+LEASE_CHANGE="+log38+log21" source scripts/lease.sh
+T=$(repeat_flag variant tma_128x128 tma_128x64 tma_64x96_b2 tma_64x96_w2 tma_64x64_w2 tma_64x64_b2 tma_64x128_b2)
 P="--variant tma_128x128 --variant tma_64x128_b2 --variant tma_64x64_b2 --variant tma_64x96_b2 --variant tma_64x96_w2"
-PS=""; for s in 4096,128,4096 4096,192,4096 4096,256,4096 14336,64,4096 14336,96,4096 14336,128,4096 14336,192,4096 14336,256,4096 4096,512,4096 4096,512,14336 14336,512,4096 4096,2048,4096 4096,4096,4096 14336,2048,4096; do PS="$PS --shape $s"; done
+PS=$(repeat_flag shape 4096,128,4096 4096,192,4096 4096,256,4096 14336,64,4096 14336,96,4096 14336,128,4096 14336,192,4096 14336,256,4096 4096,512,4096 4096,512,14336 14336,512,4096 4096,2048,4096 4096,4096,4096 14336,2048,4096)
 {
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 step "parity: tma, ragged (n = 77, 41, 17, 100, 5, 257), both layouts"

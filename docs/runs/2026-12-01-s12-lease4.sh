@@ -2,12 +2,8 @@
 # Session 12, lease 4 (one call): fused ring geometries after decode log 21 (docs/runs/2026-12-01-s12-ring-sweep.toml:
 # deeper rings and 14 warps at 112 rows, 4 warps x 4 stages, 16-row blocks two an SM, 8 warps x 2 stages at four
 # tokens) beside the shipped picks at n = 1-4, parity first; then where ring_t4 spends 4096x4x4096 (SASS lines).
-set -u
-export MMQGEN_COMMIT="$(cat .device/commit)"
-B=.device/mmqgen
-S=$SECONDS
-step() { echo; echo "=== [$((SECONDS - S)) s] $*"; }
-W=""; for v in r112_t1_fq_s3 r112_t1_fq_w4_s4 r112_t1_fq_w14_s2 r112_t2_fq_s3 r32_t1_fq_w4_s4 r16_t1_fq_w4_s2_b2 r32_t4_fq_w8_s2 r16_t4_fq_w4_s2_b2; do W="$W --variant $v"; done
+source scripts/lease.sh
+W=$(repeat_flag variant r112_t1_fq_s3 r112_t1_fq_w4_s4 r112_t1_fq_w14_s2 r112_t2_fq_s3 r32_t1_fq_w4_s4 r16_t1_fq_w4_s2_b2 r32_t4_fq_w8_s2 r16_t4_fq_w4_s2_b2)
 {
 step "parity: the sweep, ragged, both layouts"
 timeout 60 $B parity --variants .device/sweep.toml $W --shape 333,1,1280 --shape 4100,2,4096 --shape 129,4,2816 2>&1 | grep -v "^\[" | grep -v " pass$"; echo "exit ${PIPESTATUS[0]}"

@@ -2,13 +2,9 @@
 # Session 12, lease 5 (one call), decode log 23: the plain rings load up to four 16-byte pieces of a thread's token
 # records before storing any (one round trip after griddepcontrol.wait instead of one a piece). Parity first, then
 # the binary before (7e932a0) and after, twice each in turn, on the shapes their picks take.
-set -u
-export MMQGEN_COMMIT="$(cat .device/commit)+log23"
-B=.device/mmqgen; OLD=.device/mmqgen_old
-S=$SECONDS
-step() { echo; echo "=== [$((SECONDS - S)) s] $*"; }
-R=""; for v in ring_t1 ring_t1_tall ring_t2 ring_t4 ring_t4_tall ring_t4_long_k; do R="$R --variant $v"; done
-D=""; for s in 4096,3,4096 4096,4,4096 14336,2,4096 14336,3,4096 14336,4,4096 4096,1,14336 4096,2,14336 4096,4,14336; do D="$D --shape $s"; done
+LEASE_CHANGE="+log23" source scripts/lease.sh
+R=$(repeat_flag variant ring_t1 ring_t1_tall ring_t2 ring_t4 ring_t4_tall ring_t4_long_k)
+D=$(repeat_flag shape 4096,3,4096 4096,4,4096 14336,2,4096 14336,3,4096 14336,4,4096 4096,1,14336 4096,2,14336 4096,4,14336)
 {
 step "parity: the plain rings, ragged, both layouts"
 timeout 60 $B parity $R --shape 333,1,1280 --shape 1000,3,4352 --shape 129,4,2816 --shape 4100,2,4096 --shape 300,4,14336 2>&1 | grep -v "^\[" | grep -v " pass$"; echo "exit ${PIPESTATUS[0]}"

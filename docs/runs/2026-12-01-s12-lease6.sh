@@ -2,14 +2,10 @@
 # Session 12, lease 6 (one call), decode log 24: a fused ring's warp loads all the records it gets at K = 4096 (up
 # to four) from x before it quantizes any (ring_fused_records_at_once; only ring_t2_tall_fused among the picks
 # changes: 2 -> 4). Parity first, then the binary before (86fc598's kernels) and after, twice each in turn.
-set -u
-export MMQGEN_COMMIT="$(cat .device/commit)+log24"
-B=.device/mmqgen; OLD=.device/mmqgen_old
-S=$SECONDS
-step() { echo; echo "=== [$((SECONDS - S)) s] $*"; }
+LEASE_CHANGE="+log24" source scripts/lease.sh
 R="--variants .device/fq.toml --variant ring_t2_tall_fused --variant ring_t4_fq --variant ring_t4_tall_fq"
 C="--variant ring_t4 --variant ring_t4_tall"
-D=""; for s in 14336,2,4096 14336,3,4096 14336,4,4096 4096,3,4096 4096,4,4096; do D="$D --shape $s"; done
+D=$(repeat_flag shape 14336,2,4096 14336,3,4096 14336,4,4096 4096,3,4096 4096,4,4096)
 {
 step "parity: ragged, both layouts; GGUF"
 timeout 60 $B parity $R --shape 333,2,1280 --shape 8200,3,4096 --shape 129,4,2816 2>&1 | grep -v "^\[" | grep -v " pass$"; echo "exit ${PIPESTATUS[0]}"
