@@ -75,6 +75,13 @@ impl Map2d {
     }
 }
 
+/// The three maps of one call, before the driver encodes them; the weights' is `None` for raw weights.
+struct CallMaps {
+    weights: Option<Map2d>,
+    tokens: Map2d,
+    scales: Map2d,
+}
+
 /// Scales between a chunk's row and the next in a `refill = tma` variant's chunk-major activation scales: `n`
 /// rounded up to 4, so that every row starts 16-byte aligned (a tensor map's row stride must be a multiple of 16
 /// bytes). The quantizer writes that layout and the kernels read it (docs/KERNELS.md).
@@ -136,6 +143,27 @@ impl Boxes {
         n: usize,
         k: usize,
     ) -> Result<TensorMaps, EncodeError> {
+        let maps = self.maps(weights, act_q, act_d, m, n, k);
+        Ok(TensorMaps {
+            weights: match maps.weights {
+                Some(map) => map.encode()?,
+                None => sys::CUtensorMap { opaque: [0; 16] },
+            },
+            tokens: maps.tokens.encode()?,
+            scales: maps.scales.encode()?,
+        })
+    }
+
+    /// What [`Self::encode`] hands the driver.
+    fn maps(
+        &self,
+        weights: Option<u64>,
+        act_q: u64,
+        act_d: u64,
+        m: usize,
+        n: usize,
+        k: usize,
+    ) -> CallMaps {
         let superblocks = (k / SUPERBLOCK_K as usize) as u64;
         // The blocks and the tokens are read as 16-bit elements: a box's row may then be up to 512 bytes.
         let weights = weights.map(|address| Map2d {
@@ -169,14 +197,11 @@ impl Boxes {
             box_elements: self.token_rows,
             box_rows: self.scale_rows,
         };
-        Ok(TensorMaps {
-            weights: match weights {
-                Some(map) => map.encode()?,
-                None => sys::CUtensorMap { opaque: [0; 16] },
-            },
-            tokens: tokens.encode()?,
-            scales: scales.encode()?,
-        })
+        CallMaps {
+            weights,
+            tokens,
+            scales,
+        }
     }
 }
 
@@ -204,5 +229,29 @@ mod tests {
             positions,
             [16, 17, 18, 19, 20, 21, 22, 23, 26, 27, 24, 25, 30, 31, 28, 29]
         );
+    }
+
+    #[test]
+    fn the_scales_map_reaches_every_tokens_scale() {
+        // Session 12: a map `n` wide cut off the scales that scale_position puts past n (n = 77: token 76's at 78),
+        // and the copy engine filled them with zeros.
+        let boxes = Boxes {
+            weight_elements: 120,
+            weight_rows: 128,
+            token_elements: 136,
+            token_rows: 128,
+            scale_rows: 8,
+        };
+        for n in 1..=300 {
+            let scales = boxes.maps(Some(0), 0, 0, 128, n, 4096).scales;
+            let last = (0..n).map(scale_position).max().unwrap_or(0) as u64;
+            assert!(scales.row_elements > last, "n = {n}");
+            assert_eq!(scales.row_bytes, scales.row_elements * 4, "n = {n}");
+            assert_eq!(
+                scales.row_bytes % 16,
+                0,
+                "a map's row stride is a multiple of 16 bytes"
+            );
+        }
     }
 }
