@@ -1,7 +1,7 @@
 //! The shared-memory layout of a variant: one function that both the validator (the architecture's limit)
 //! and the renderer (the offsets in the generated code) call, so the two can never disagree.
 
-use crate::description::{Engine, NumericsMode, Refill, Totals, VariantDescription};
+use crate::description::{Engine, NumericsMode, Refill, Totals, VariantDescription, SUPERBLOCK_K};
 
 /// Bytes added to every staged row so that neighbouring rows start in different banks, keeping 16-byte alignment.
 pub const ROW_PAD_BYTES: u32 = 16;
@@ -289,19 +289,25 @@ pub fn ring_barrier_bytes(desc: &VariantDescription) -> u32 {
 }
 
 /// How many 16-byte pieces of its block's token records (16 a token and super-block) a ring thread loads before it
-/// stores any, when the quantizer kernel wrote the tokens: what it gets at K = 4096, from one to four, so that those
-/// loads are one round trip (docs/PERF.md decode log 23) without holding more registers at a longer K.
+/// stores any, when the quantizer kernel wrote the tokens (docs/PERF.md decode log 23).
 pub fn ring_record_pieces_at_once(desc: &VariantDescription) -> u32 {
-    let pieces_at_k_4096 = desc.tile_n.saturating_mul(16 * (4096 / 256));
-    (pieces_at_k_4096 / desc.threads().max(1)).clamp(1, 4)
+    ring_loads_at_once(desc, 16, desc.threads())
 }
 
 /// How many of its token records (one a token and super-block) a warp of a fused ring (`quantizer = fused`) loads
-/// from `x` before it quantizes any: what it gets at K = 4096, from one to four, so that those loads are one
-/// round trip (docs/PERF.md decode log 24).
+/// from `x` before it quantizes any (docs/PERF.md decode log 24).
 pub fn ring_fused_records_at_once(desc: &VariantDescription) -> u32 {
-    let records_at_k_4096 = desc.tile_n.saturating_mul(4096 / 256);
-    (records_at_k_4096 / desc.warps_m.max(1)).clamp(1, 4)
+    ring_loads_at_once(desc, 1, desc.warps_m)
+}
+
+/// Of `per_superblock` loads a token and super-block, shared by `workers`: what one worker gets at K = 4096, from
+/// one to four, so that those loads are one round trip without holding more registers at a longer K.
+fn ring_loads_at_once(desc: &VariantDescription, per_superblock: u32, workers: u32) -> u32 {
+    let loads_at_k_4096 = desc
+        .tile_n
+        .saturating_mul(per_superblock)
+        .saturating_mul(4096 / SUPERBLOCK_K);
+    (loads_at_k_4096 / workers.max(1)).clamp(1, 4)
 }
 
 /// The ring engine's shared memory that does not depend on K: `stages` slots of one padded q6_K block per thread,
