@@ -331,6 +331,18 @@ pub(crate) fn variants_named<'a>(
     Ok(chosen)
 }
 
+/// The arguments a child process of this binary starts with: every `--variants FILE` of this run (wherever it
+/// was given, before or after the subcommand), so that the child finds the same variants, then `subcommand`.
+fn child_prefix(variant_files: &[PathBuf], subcommand: &str) -> Vec<std::ffi::OsString> {
+    let mut prefix = Vec::new();
+    for path in variant_files {
+        prefix.push("--variants".into());
+        prefix.push(path.clone().into_os_string());
+    }
+    prefix.push(subcommand.into());
+    prefix
+}
+
 fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError> {
     let loaded = variants(&cli.variants, catalogue)?;
     let all = loaded.all.clone();
@@ -338,7 +350,7 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
         Command::Run(args) => run::run(&args, &all),
         Command::Bench(args) => bench::run(&args, &all),
         Command::Tune(args) => tune::run(&args, &loaded, &cli.variants),
-        Command::Profile(args) => profile::run(&args, &all),
+        Command::Profile(args) => profile::run(&args, &all, &child_prefix(&cli.variants, "parity")),
         Command::List => {
             // Columns as wide as their longest entry, so that sweep points' long names stay aligned.
             let rows: Vec<[String; 5]> = all
@@ -398,15 +410,29 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
                     .into());
                 }
             }
-            // The children re-run this binary; they need the same variant file to find the same variants.
-            let mut prefix: Vec<std::ffi::OsString> = Vec::new();
-            for path in &cli.variants {
-                prefix.push("--variants".into());
-                prefix.push(path.clone().into_os_string());
-            }
-            prefix.push("parity".into());
-            let child = parity::ChildCommand::current_exe(prefix)?;
+            let child = parity::ChildCommand::current_exe(child_prefix(&cli.variants, "parity"))?;
             Ok(parity::run_with(&args, &all, &child)?)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn children_get_every_variant_file_then_the_subcommand() {
+        // `mmqgen profile --variants extra.toml --variant x` names the file after the subcommand: the parity child
+        // that ncu starts must still be handed it (session 13: it was not, and the child knew no `x`).
+        let files = [PathBuf::from("a.toml"), PathBuf::from("b.toml")];
+        assert_eq!(
+            child_prefix(&files, "parity"),
+            ["--variants", "a.toml", "--variants", "b.toml", "parity"]
+                .map(std::ffi::OsString::from)
+        );
+        assert_eq!(
+            child_prefix(&[], "parity"),
+            [std::ffi::OsString::from("parity")]
+        );
     }
 }

@@ -18,7 +18,7 @@ use std::process::{Command, ExitCode};
 use clap::Args;
 use mmqgen_codegen::{canonical_name, VariantDescription};
 
-use super::parity::{find_variant, prefix_through, LayoutChoice};
+use super::parity::{find_variant, LayoutChoice};
 use super::CliError;
 use crate::check::Shape;
 use crate::measure::profile::{
@@ -138,9 +138,14 @@ fn run_pass(mut cmd: Command) -> Result<String, CliError> {
     Ok(stdout)
 }
 
-/// Runs `mmqgen profile` with `catalogue` (the binary's variants, plus any `--variants FILE`).
-pub fn run(args: &ProfileArgs, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError> {
-    run_with_lookup(args, catalogue, |program| {
+/// Runs `mmqgen profile` with `catalogue` (the binary's variants, plus any `--variants FILE`); ncu runs this
+/// binary's `parity` child with `child_prefix` (the `--variants` files, then `parity`).
+pub fn run(
+    args: &ProfileArgs,
+    catalogue: &[VariantDescription],
+    child_prefix: &[OsString],
+) -> Result<ExitCode, CliError> {
+    run_with_lookup(args, catalogue, child_prefix, |program| {
         find_on_path(program, std::env::var_os("PATH").as_deref())
     })
 }
@@ -149,6 +154,7 @@ pub fn run(args: &ProfileArgs, catalogue: &[VariantDescription]) -> Result<ExitC
 pub fn run_with_lookup(
     args: &ProfileArgs,
     catalogue: &[VariantDescription],
+    child_prefix: &[OsString],
     lookup: impl Fn(&str) -> Option<PathBuf>,
 ) -> Result<ExitCode, CliError> {
     let desc = find_variant(catalogue, &args.variant)?;
@@ -161,15 +167,19 @@ pub fn run_with_lookup(
     };
     let ncu = locate_ncu(lookup)?;
     let kernel = format!("{}_{layout}", canonical_name(desc));
-    // Global options given before `profile` (e.g. `--variants FILE`) reach the child too.
-    let argv: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let mut prefix = prefix_through(&argv, "profile");
-    if let Some(last) = prefix.last_mut() {
-        *last = OsString::from("parity");
-    }
 
-    let options = ["--csv", "--page", "raw", "--metrics", &METRICS.join(",")];
-    let stdout = run_pass(ncu_command(&ncu, &options, &kernel, &prefix, args, layout)?)?;
+    // One ncu pass over the child's launch of the kernel, with these options.
+    let pass = |options: &[&str]| -> Result<String, CliError> {
+        run_pass(ncu_command(
+            &ncu,
+            options,
+            &kernel,
+            child_prefix,
+            args,
+            layout,
+        )?)
+    };
+    let stdout = pass(&["--csv", "--page", "raw", "--metrics", &METRICS.join(",")])?;
     let Some(kernel_metrics) = parse_raw_csv(&stdout).into_iter().next() else {
         return Err(format!(
             "ncu profiled no launch of {kernel} (variant {}, shape {}): the case may have been skipped on this \
@@ -187,7 +197,7 @@ pub fn run_with_lookup(
     print!("{}", render_planes(&kernel_metrics));
 
     if !args.no_source {
-        let options = [
+        let stdout = pass(&[
             "--section",
             "SourceCounters",
             "--page",
@@ -195,8 +205,7 @@ pub fn run_with_lookup(
             "--print-source",
             "sass",
             "--csv",
-        ];
-        let stdout = run_pass(ncu_command(&ncu, &options, &kernel, &prefix, args, layout)?)?;
+        ])?;
         println!();
         match parse_source_csv(&stdout, TOP_SASS_LINES) {
             Some(lines) if !lines.is_empty() => print!("{}", render_sass(&lines)),
