@@ -20,6 +20,13 @@ pub enum Engine {
     /// The same fold done by each warp in registers, one k-step ahead of the mmas that consume it, from the q6_K
     /// blocks staged raw in shared memory: the weights stay at q6_K's size on the device and in shared memory.
     MmaK32Regfold,
+    /// The q6_K blocks staged as `mma_k32_regfold` stages them, but no fold: each warp widens its rows' weights
+    /// to int8 `q6 - 32` in registers (seven operations per four weights against the fold's seventeen), one
+    /// `mma.sync m16n8k16 s8` per 16-value sub-block, and the chunk's `I32 = sc_even * I16_even + sc_odd *
+    /// I16_odd` per output after the mmas (NUMERICS.md 3). One more integer operation per output and chunk than
+    /// the fold's `64 H + L`, far fewer per weight: the engine for tiles of few tokens, where the weights'
+    /// work is shared by few outputs.
+    MmaK16Widen,
     /// The same fold done once at registration: the kernel streams the `h`/`l` planes (2 bytes per weight on
     /// the device) with no per-weight ALU work, like an int8 GEMM.
     MmaK32Prefolded,
@@ -173,11 +180,12 @@ pub struct VariantDescription {
 }
 
 impl Engine {
-    pub const ALL: [Engine; 10] = [
+    pub const ALL: [Engine; 11] = [
         Engine::Dp4a,
         Engine::MmaK16,
         Engine::MmaK32Fold,
         Engine::MmaK32Regfold,
+        Engine::MmaK16Widen,
         Engine::MmaK32Prefolded,
         Engine::WgmmaK32Prefolded,
         Engine::WgmmaK32Regfold,
@@ -191,6 +199,7 @@ impl Engine {
             Engine::MmaK16 => "mma_k16",
             Engine::MmaK32Fold => "mma_k32_fold",
             Engine::MmaK32Regfold => "mma_k32_regfold",
+            Engine::MmaK16Widen => "mma_k16_widen",
             Engine::MmaK32Prefolded => "mma_k32_prefolded",
             Engine::WgmmaK32Prefolded => "wgmma_k32_prefolded",
             Engine::WgmmaK32Regfold => "wgmma_k32_regfold",
@@ -215,12 +224,21 @@ impl Engine {
     pub const fn is_prefolded(self) -> bool {
         matches!(self, Engine::MmaK32Prefolded | Engine::WgmmaK32Prefolded)
     }
-    /// Engines that stage each row's q6_K block as it is and fold it in registers.
-    pub const fn folds_in_registers(self) -> bool {
+    /// Engines that stage each row's q6_K block as it is and build their A fragments from it in registers (the
+    /// register folds, and `mma_k16_widen`).
+    pub const fn builds_rows_in_registers(self) -> bool {
         matches!(
             self,
-            Engine::MmaK32Regfold | Engine::WgmmaK32Regfold | Engine::WgmmaF16Regfold
+            Engine::MmaK32Regfold
+                | Engine::MmaK16Widen
+                | Engine::WgmmaK32Regfold
+                | Engine::WgmmaF16Regfold
         )
+    }
+    /// Engines whose chunk loop is `mma_k32_regfold`'s: mma.sync on A fragments built in registers, copies by
+    /// cp.async or the copy engine, the chunk loop unrolled in part if asked.
+    pub const fn is_mma_sync_in_registers(self) -> bool {
+        matches!(self, Engine::MmaK32Regfold | Engine::MmaK16Widen)
     }
     /// Engines that multiply with Hopper's warpgroup MMA (sm_90a only).
     pub const fn is_wgmma(self) -> bool {

@@ -73,7 +73,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     let weight_planes = if desc.engine.is_fold() { 2 } else { 1 };
     // The register-fold engines stage each row's whole q6_K block as it is (its d and scales included) and fold
     // in registers: one padded block per row, plus the pad that spreads rows over the banks.
-    let regfold = desc.engine.folds_in_registers();
+    let regfold = desc.engine.builds_rows_in_registers();
     let mut regions = Vec::new();
     let mut offset = 0u32;
     let mut push = |name: &'static str, bytes: u32, row_stride: u32| {
@@ -110,7 +110,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     }
     match (desc.engine, desc.mode) {
         // The block's own d and scales are staged with it.
-        (engine, _) if engine.folds_in_registers() => {}
+        (engine, _) if engine.builds_rows_in_registers() => {}
         (engine, _) if engine.is_fold() => push("smem_weight_d", desc.nbj.saturating_mul(4), 4),
         // One (even, odd) pair of f32 `d*sc` per row and chunk, chunk-major like the seed's W_dsc plane.
         (_, NumericsMode::F32Per16) => push(

@@ -6,7 +6,7 @@ use crate::description::{Engine, Quantizer, VariantDescription};
 
 /// `q6k_<engine>_<mode>_<nbj>x<tile_n>_w<warps_m>x<warps_n>_kdr<k>_ks<ksplit>_<fetch>_<expand>_cpa<a>_cpp<p>_s<stages>`,
 /// then `_acc<sets>` for the prefolded and wgmma engines, the only ones with a choice of accumulator sets, and for
-/// `mma_k32_prefolded` and `mma_k32_regfold`, the engines with a choice of refill, `_burst` or `_spread` (the validator holds every
+/// `mma_k32_prefolded`, `mma_k32_regfold` and `mma_k16_widen`, the engines with a choice of refill, `_burst`, `_spread` or `_tma` (the validator holds every
 /// other engine at the default, so leaving these out of their names loses nothing), then `_totreg` or
 /// `_totsmem` where K is not split, then `_fq` where the matmul quantizes its own activations, then `_u<chunks>`
 /// where the chunk loop is not unrolled fully, then `_b<blocks>` where a number of blocks per SM is asked for.
@@ -16,7 +16,7 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
         Engine::WgmmaK32Prefolded | Engine::WgmmaK32Regfold => {
             format!("_acc{}", desc.accumulator_sets)
         }
-        Engine::MmaK32Regfold => format!("_{}", desc.refill),
+        Engine::MmaK32Regfold | Engine::MmaK16Widen => format!("_{}", desc.refill),
         _ => String::new(),
     };
     // Only an unsplit K keeps totals, so only there is their place a choice.

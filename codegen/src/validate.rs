@@ -17,7 +17,7 @@ pub const fn engine_tile(engine: Engine) -> (u32, u32) {
         // mma.sync m16n8.
         Engine::MmaK16 | Engine::MmaK32Fold => (16, 8),
         // B fragments are loaded two at a time (ldmatrix.x4).
-        Engine::MmaK32Prefolded | Engine::MmaK32Regfold => (16, 16),
+        Engine::MmaK32Prefolded | Engine::MmaK32Regfold | Engine::MmaK16Widen => (16, 16),
         // Each warp of a warpgroup holds 16 rows of the m64 tile; N comes in steps of 16.
         Engine::WgmmaK32Prefolded | Engine::WgmmaK32Regfold | Engine::WgmmaF16Regfold => (16, 16),
         // Each warp streams whole rows; every lane takes part in every row and token.
@@ -282,7 +282,7 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             ),
         );
     }
-    if desc.engine.folds_in_registers() {
+    if desc.engine.builds_rows_in_registers() {
         require_int_per32(desc, &mut errors);
         check(
             &mut errors,
@@ -358,6 +358,18 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                 ),
             );
         }
+    }
+    if desc.engine == Engine::MmaK16Widen {
+        check(
+            &mut errors,
+            desc.refill == Refill::Tma,
+            "refill",
+            format!(
+                "engine mma_k16_widen pairs its token fragments the way the copy engine stages them: refill must \
+                 be tma; got {}",
+                desc.refill
+            ),
+        );
     }
     if desc.engine == Engine::StreamDp4a {
         validate_stream(desc, &mut errors);
@@ -533,7 +545,7 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         desc.stages == 1
             || desc.cp_async_activations.is_on()
             || desc.cp_async_plane.is_on()
-            || desc.engine.folds_in_registers()
+            || desc.engine.builds_rows_in_registers()
             || desc.engine == Engine::StreamRing,
         "stages",
         format!(
@@ -547,7 +559,10 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         Refill::Burst => {}
         Refill::Spread => check(
             &mut errors,
-            matches!(desc.engine, Engine::MmaK32Prefolded | Engine::MmaK32Regfold) && desc.stages > 1,
+            // mma_k16_widen's own rule (refill must be tma) says what it needs.
+            desc.engine == Engine::MmaK16Widen
+                || matches!(desc.engine, Engine::MmaK32Prefolded | Engine::MmaK32Regfold)
+                    && desc.stages > 1,
             "refill",
             format!(
                 "refill = spread issues each refill a slice at a time between the mmas of the running window, \
@@ -558,7 +573,7 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         ),
         Refill::Tma => check(
             &mut errors,
-            desc.engine == Engine::MmaK32Regfold
+            desc.engine.is_mma_sync_in_registers()
                 && desc.stages > 1
                 && desc.archs == ArchSet::EMPTY.with(Arch::Sm90)
                 && desc.nbj <= TMA_MAX_BOX_ROWS
@@ -566,8 +581,8 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             "refill",
             format!(
                 "refill = tma stages each window with bulk tensor copies (TMA) completing on an mbarrier (sm_90 \
-                 only), whose boxes take at most {TMA_MAX_BOX_ROWS} rows: it needs engine mma_k32_regfold, \
-                 stages > 1, archs [sm_90], nbj and tile_n at most {TMA_MAX_BOX_ROWS}; this is engine {} with \
+                 only), whose boxes take at most {TMA_MAX_BOX_ROWS} rows: it needs engine mma_k32_regfold or \
+                 mma_k16_widen, stages > 1, archs [sm_90], nbj and tile_n at most {TMA_MAX_BOX_ROWS}; this is engine {} with \
                  stages = {}, archs {}, nbj = {}, tile_n = {}",
                 desc.engine, desc.stages, desc.archs, desc.nbj, desc.tile_n
             ),
@@ -595,11 +610,11 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     check(
         &mut errors,
         matches!(desc.chunk_unroll, 0 | 1 | 2 | 4)
-            && (desc.chunk_unroll == 0 || desc.engine == Engine::MmaK32Regfold),
+            && (desc.chunk_unroll == 0 || desc.engine.is_mma_sync_in_registers()),
         "chunk_unroll",
         format!(
-            "chunk_unroll must be full, or 1, 2 or 4 with engine mma_k32_regfold (the only engine whose chunk loop \
-             is not always unrolled fully); got {} with engine {}",
+            "chunk_unroll must be full, or 1, 2 or 4 with engine mma_k32_regfold or mma_k16_widen (the only \
+             engines whose chunk loop is not always unrolled fully); got {} with engine {}",
             desc.chunk_unroll, desc.engine
         ),
     );

@@ -236,13 +236,14 @@ pub const TMA_64X64_W2: VariantDescription = variant! {
 };
 /// Small batches (issue 12, docs/PERF.md decode log 9): the register fold with K split in four, so that 64-row
 /// blocks of few tokens fill the 132 SMs (m = 4096 gives 64 row blocks); the combine adds the segment partials
-/// in K order. 16 tokens a block: the default at n = 3..16 (but n = 3..4 on small m and K).
+/// in K order. 16 tokens a block: the default at n = 3..16 (but n = 3..4 on small m and K) until session 13, when
+/// `widen_128x16` and `widen_128x16_ks4` took its ranges (docs/PERF.md decode log 27).
 pub const REGFOLD_64X16_KS4: VariantDescription = variant! {
     name: "regfold_64x16_ks4", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 16,
     warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
     stages: 3, refill: spread, archs: [sm_90],
 };
-/// The same with 32 tokens a block: the default at n = 17..32.
+/// The same with 32 tokens a block: the default at n = 17..32 until session 13 (`widen_112x32`, `widen_64x32_ks4`).
 pub const REGFOLD_64X32_KS4: VariantDescription = variant! {
     name: "regfold_64x32_ks4", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 32,
     warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
@@ -265,6 +266,40 @@ pub const REGFOLD_64X64_KS2: VariantDescription = variant! {
     name: "regfold_64x64_ks2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
     warps_m: 4, warps_n: 1, ksplit: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
     stages: 3, refill: spread, chunk_unroll: 4, archs: [sm_90],
+};
+
+/// Small batches without the fold (issue 12, docs/PERF.md decode logs 26-27): engine `mma_k16_widen` widens each
+/// weight to q6 in [0, 63] in registers and runs one m16n8k16 per sub-block on top of an accumulator that starts
+/// at -32 * sum(x), which costs a fraction of the fold's work per weight when a warp's rows meet only 16-32
+/// tokens; copies by the copy engine, the chunk loop unrolled fully. 128 rows x 16 tokens, K whole (112 blocks at
+/// m = 14336, no combine): the default at n = 5..16 from m = 8192 (29.8 / 29.6 µs against 34.9 / 36.0 for
+/// `regfold_64x16_ks4` at 14336 x 8 / 16 x 4096).
+pub const WIDEN_128X16: VariantDescription = variant! {
+    name: "widen_128x16", engine: mma_k16_widen, mode: int_per32, kdr: 8, nbj: 128, tile_n: 16,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
+    refill: tma, blocks_per_sm: 2, archs: [sm_90],
+};
+/// 128 rows x 16 tokens, K split in four, four stages: the default at n = 5..16 below m = 8192 (15.9 / 15.6 µs
+/// against 17.7 / 17.5 at 4096 x 8 / 16 x 4096, 33.1 / 33.3 against 39.5 / 40.0 at K = 14336).
+pub const WIDEN_128X16_KS4: VariantDescription = variant! {
+    name: "widen_128x16_ks4", engine: mma_k16_widen, mode: int_per32, kdr: 8, nbj: 128, tile_n: 16,
+    warps_m: 8, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: off,
+    stages: 4, refill: tma, archs: [sm_90],
+};
+/// 112 rows (7 warps) x 32 tokens, K whole: 128 blocks at m = 14336, one an SM (decode log 28). The default at
+/// n = 17..32 from m = 8192 (37.5 / 37.2 µs against 47.2 / 49.3 for `regfold_64x32_ks4` at 14336 x 24 / 32 x
+/// 4096).
+pub const WIDEN_112X32: VariantDescription = variant! {
+    name: "widen_112x32", engine: mma_k16_widen, mode: int_per32, kdr: 8, nbj: 112, tile_n: 32,
+    warps_m: 7, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
+    refill: tma, archs: [sm_90],
+};
+/// 64 rows x 32 tokens, K split in four: the default at n = 17..32 below m = 8192 (18.7 / 18.2 µs against 21.5 /
+/// 22.3 at 4096 x 24 / 32 x 4096, 44.9 against 56.0 at 4096x32x14336).
+pub const WIDEN_64X32_KS4: VariantDescription = variant! {
+    name: "widen_64x32_ks4", engine: mma_k16_widen, mode: int_per32, kdr: 8, nbj: 64, tile_n: 32,
+    warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: off,
+    stages: 2, refill: tma, blocks_per_sm: 2, archs: [sm_90],
 };
 
 /// The register fold feeding Hopper's int8 warpgroup MMA (issue 11, docs/PERF.md log 22): each warp folds its
@@ -423,6 +458,10 @@ pub fn all() -> Vec<VariantDescription> {
         TMA_64X64_W2,
         REGFOLD_64X16_KS4,
         REGFOLD_64X32_KS4,
+        WIDEN_128X16,
+        WIDEN_128X16_KS4,
+        WIDEN_112X32,
+        WIDEN_64X32_KS4,
         REGFOLD_64X64_KS4,
         REGFOLD_64X32_KS2,
         REGFOLD_64X64_KS2,

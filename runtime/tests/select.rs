@@ -442,8 +442,8 @@ fn the_embedded_default_is_complete_and_valid() {
         ],
         [
             "ring_t1",
-            "regfold_64x16_ks4",
-            "regfold_64x32_ks4",
+            "widen_128x16_ks4",
+            "widen_64x32_ks4",
             "regfold_64x64_ks4",
             "tma_64x96_w2",
             "tma_64x64_b2",
@@ -473,7 +473,7 @@ fn the_embedded_default_is_complete_and_valid() {
         ]
     );
     // Decode at m = 14336: the shared-memory ring up to 4 tokens (quantizing its own tokens at n = 1-2), the
-    // register fold with K split in four from 5 (docs/PERF.md, decode log 12-14, 17 and 21).
+    // widened k16 engine with K whole from 5 (docs/PERF.md, decode log 12-14, 17, 21 and 27-28).
     assert_eq!(
         [
             pick_tall(1),
@@ -486,24 +486,27 @@ fn the_embedded_default_is_complete_and_valid() {
             "ring_t1_tall_fused",
             "ring_t2_tall_fused",
             "ring_t4_tall",
-            "regfold_64x16_ks4",
-            "regfold_64x32_ks4"
+            "widen_128x16",
+            "widen_112x32"
         ]
     );
-    // Three or four tokens: the ring by m and K, as far as its shared memory goes; the register fold beyond.
+    // Three or four tokens: the ring by m and K, as far as its shared memory goes, but four tokens below m = 8192
+    // from K = 8192 take the widened k16 engine (decode log 28); the widened engine beyond.
     let pick_at = |m, n, k| chosen(&config, Layout::Padded, m, n, k);
     assert_eq!(
         [
             pick_at(4096, 3, 4096),
             pick(3),
+            pick(4),
             pick_at(4096, 3, 20480),
             pick_at(14336, 3, 14336)
         ],
         [
             "ring_t4_fused",
             "ring_t4_long_k",
-            "regfold_64x16_ks4",
-            "regfold_64x16_ks4"
+            "widen_128x16_ks4",
+            "widen_128x16_ks4",
+            "widen_128x16"
         ]
     );
     // Past the K a ring variant fits, a token count still finds a variant.

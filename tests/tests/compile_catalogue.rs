@@ -38,8 +38,12 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                     Engine::MmaK32Fold | Engine::MmaK32Prefolded => {
                         assert!(sass.imma_16832_s8 > 0, "{at}: no IMMA.16832.S8.S8")
                     }
-                    Engine::MmaK32Regfold => {
-                        assert!(sass.imma_16832_s8 > 0, "{at}: no IMMA.16832.S8.S8");
+                    Engine::MmaK32Regfold | Engine::MmaK16Widen => {
+                        if variant.engine == Engine::MmaK16Widen {
+                            assert!(sass.imma_16816_s8 > 0, "{at}: no IMMA.16816.S8.S8");
+                        } else {
+                            assert!(sass.imma_16832_s8 > 0, "{at}: no IMMA.16832.S8.S8");
+                        }
                         if layout == "padded" {
                             // The blocks arrive by cp.async alone: no weight byte passes through registers.
                             assert_eq!(
@@ -91,7 +95,7 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                     assert_eq!(sass.ldgsts, 0, "{at}: refill = tma, but LDGSTS");
                 } else if variant.cp_async_activations != CpAsync::Off
                     || variant.cp_async_plane != CpAsync::Off
-                    || (layout == "padded" && variant.engine.folds_in_registers())
+                    || (layout == "padded" && variant.engine.builds_rows_in_registers())
                 {
                     assert!(sass.ldgsts > 0, "{at}: cp.async declared but no LDGSTS");
                 } else {
@@ -99,7 +103,7 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                 }
                 if layout == "padded"
                     && variant.expand == ExpandWidth::Uint4
-                    && !variant.engine.folds_in_registers()
+                    && !variant.engine.builds_rows_in_registers()
                 {
                     assert!(
                         sass.ldg.b128 > 0,

@@ -176,8 +176,8 @@ struct RenderContext {
     folded: bool,
     /// The engine reads the planes folded at registration ([`Engine::is_prefolded`]).
     prefolded: bool,
-    /// The engine stages q6_K blocks as they are and folds them in registers (`mma_k32_regfold`,
-    /// `wgmma_k32_regfold`).
+    /// The engine stages q6_K blocks as they are and builds its A fragments from them in registers
+    /// ([`Engine::builds_rows_in_registers`]: the register folds and `mma_k16_widen`).
     regfold: bool,
     /// Engine `stream_dp4a`.
     stream: bool,
@@ -367,7 +367,7 @@ fn render_context(
     let tokens_per_warp = desc.tile_n / desc.warps_n;
     let group = desc.mode.activation_group();
     let folded = desc.engine.is_fold();
-    let regfold = desc.engine.folds_in_registers();
+    let regfold = desc.engine.builds_rows_in_registers();
     let layouts = layouts(desc);
 
     let cpa = desc.cp_async_activations.bytes();
