@@ -21,11 +21,12 @@ pub enum Engine {
     /// blocks staged raw in shared memory: the weights stay at q6_K's size on the device and in shared memory.
     MmaK32Regfold,
     /// The q6_K blocks staged as `mma_k32_regfold` stages them, but no fold: each warp widens its rows' weights
-    /// to int8 `q6 - 32` in registers (seven operations per four weights against the fold's seventeen), one
-    /// `mma.sync m16n8k16 s8` per 16-value sub-block, and the chunk's `I32 = sc_even * I16_even + sc_odd *
-    /// I16_odd` per output after the mmas (NUMERICS.md 3). One more integer operation per output and chunk than
-    /// the fold's `64 H + L`, far fewer per weight: the engine for tiles of few tokens, where the weights'
-    /// work is shared by few outputs.
+    /// to q6 in [0, 63] as uint8 in registers (about five operations per four weights against the fold's
+    /// seventeen), one `mma.sync m16n8k16 u8.s8` per 16-value sub-block on an accumulator that an mma of a
+    /// constant -32 tile starts at `-32 * sum(x)`, and the chunk's `I32 = sc_even * I16_even + sc_odd * I16_odd`
+    /// per output after the mmas (NUMERICS.md 3). One more integer operation per output and chunk than the
+    /// fold's `64 H + L`, far fewer per weight: the engine for tiles of few tokens, where the weights' work is
+    /// shared by few outputs.
     MmaK16Widen,
     /// The same fold done once at registration: the kernel streams the `h`/`l` planes (2 bytes per weight on
     /// the device) with no per-weight ALU work, like an int8 GEMM.
