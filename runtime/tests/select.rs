@@ -509,6 +509,24 @@ fn the_embedded_default_is_complete_and_valid() {
             "widen_128x16"
         ]
     );
+    // 33-96 tokens below m = 8192 at K = 4096, with every matmul queued early (decode log 29): the widened engine
+    // with K whole to 64, the 64 x 64 copy-engine fold to 96; longer K keeps the K-split folds.
+    assert_eq!(
+        [
+            pick_at(4096, 33, 4096),
+            pick_at(4096, 64, 4096),
+            pick_at(4096, 65, 4096),
+            pick_at(4096, 96, 4096),
+            pick_at(4096, 96, 14336)
+        ],
+        [
+            "widen_128x16",
+            "widen_128x16",
+            "tma_64x64_b2",
+            "tma_64x64_b2",
+            "regfold_64x32_ks2"
+        ]
+    );
     // Past the K a ring variant fits, a token count still finds a variant.
     assert_eq!(pick_at(4096, 1, 65536), "stream_t1");
     assert_eq!(pick_at(14336, 2, 32768), "stream_t2");

@@ -467,9 +467,6 @@ pub struct LoadedVariant {
     /// Whether the matmul and the combine are queued as programmatic dependents of the kernel before them (PDL,
     /// sm_90 and later, where every kernel of the module waits for its predecessor with `griddepcontrol.wait`).
     programmatic: bool,
-    /// The fewest blocks a matmul grid (raw, padded) needs to be queued programmatically (see
-    /// `programmatic_min_blocks`).
-    programmatic_min_blocks: [u32; 2],
     /// With `refill = tma`, the copy engine's boxes, from which each call encodes its tensor maps.
     tma_boxes: Option<tensor_maps::Boxes>,
 }
@@ -651,11 +648,29 @@ impl LoadedVariant {
                     })?;
             }
         }
-
         ctx.bind_to_thread()
             .map_err(|e| DeviceError::cuda("binding the context to this thread", e))?;
-        let programmatic_min_blocks = [&raw, &padded]
-            .map(|k| programmatic_min_blocks(desc, k, dynamic_shared, info.multiprocessors));
+        // Every kernel of the module asks for the SM's whole carveout as shared memory, so that a matmul queued
+        // early (PDL) finds the SMs that run the quantizer already configured for it. Without it, the matmul's
+        // blocks could only start on SMs the quantizer had left (an SM changes its carveout only when it drains)
+        // and piled up there: up to 1.7x slower (docs/PERF.md, decode logs 10 and 29).
+        for k in [Some(&quantize), Some(&raw), Some(&padded), combine.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            k.func
+                .set_attribute(
+                    CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                    100,
+                )
+                .map_err(|e| {
+                    DeviceError::cuda(
+                        format!("setting the shared memory carveout of {}", k.info.name),
+                        e,
+                    )
+                })?;
+        }
+
         Ok(LoadedVariant {
             desc: desc.clone(),
             canonical,
@@ -671,7 +686,6 @@ impl LoadedVariant {
             gpu_name: info.name.clone(),
             ordinal: info.ordinal,
             programmatic: info.compute_capability.0 >= 9,
-            programmatic_min_blocks,
             tma_boxes: tensor_maps::Boxes::of(desc),
         })
     }
@@ -969,14 +983,9 @@ impl LoadedVariant {
         if let Some(maps) = &maps {
             args.push(kernel_arg(maps));
         }
-        let blocks = cfg.grid_dim.0 * cfg.grid_dim.1 * cfg.grid_dim.2;
-        let min_blocks = match weights.layout() {
-            Layout::Raw => self.programmatic_min_blocks[0],
-            Layout::Padded => self.programmatic_min_blocks[1],
-        };
         // A fused-quantizer matmul follows whatever the stream ran before, which may still be writing x: queued
-        // the ordinary way.
-        let programmatic = self.programmatic && blocks >= min_blocks && x.is_none();
+        // the ordinary way. Every other one is the quantizer's programmatic dependent (decode log 29).
+        let programmatic = self.programmatic && x.is_none();
         // SAFETY: `args` is docs/KERNELS.md's ARGS (with refill = tma, the tensor maps after them),
         // pointing at locals that outlive the call (which copies them);
         // with `quantizer = fused` the plane slot holds x, which matmul checked holds n*K values;
@@ -1077,32 +1086,6 @@ impl LoadedVariant {
 /// One kernel parameter for `cuLaunchKernel*`: the address of the value the driver copies.
 fn kernel_arg<T>(value: &T) -> *mut std::ffi::c_void {
     value as *const T as *mut std::ffi::c_void
-}
-
-/// The fewest blocks a matmul grid needs to be queued as the quantizer's programmatic dependent. The streaming
-/// engines always are (they load, or start copying, weights before they wait: docs/PERF.md, decode log 7). The other engines wait
-/// before their first copy, and a grid that leaves room for more than one more block on each SM ran up to 1.4x
-/// slower queued early (decode log 10; its blocks presumably pile onto the SMs first free), so they need
-/// `SMs x (resident blocks per SM - 1)` blocks; one that fits once per SM always qualifies.
-fn programmatic_min_blocks(
-    desc: &VariantDescription,
-    kernel: &Kernel,
-    dynamic_shared: u32,
-    multiprocessors: u32,
-) -> u32 {
-    if matches!(desc.engine, Engine::StreamDp4a | Engine::StreamRing) {
-        return 0;
-    }
-    // Without the occupancy, never early.
-    let resident = kernel
-        .func
-        .occupancy_max_active_blocks_per_multiprocessor(
-            desc.threads(),
-            dynamic_shared as usize,
-            None,
-        )
-        .unwrap_or(u32::MAX / multiprocessors.max(1));
-    multiprocessors.saturating_mul(resident.saturating_sub(1))
 }
 
 /// Queues `func` as the previous kernel's programmatic dependent when `programmatic` (sm_90, where every kernel of
