@@ -650,26 +650,26 @@ impl LoadedVariant {
         }
         ctx.bind_to_thread()
             .map_err(|e| DeviceError::cuda("binding the context to this thread", e))?;
-        // Every kernel of the module asks for the SM's whole carveout as shared memory, so that a matmul queued
-        // early (PDL) finds the SMs that run the quantizer already configured for it. Without it, the matmul's
+        // The quantizer asks for the SM's whole carveout as shared memory, so that a matmul queued early (PDL)
+        // finds the SMs that run it already configured for the matmul's shared memory. Without it, the matmul's
         // blocks could only start on SMs the quantizer had left (an SM changes its carveout only when it drains)
-        // and piled up there: up to 1.7x slower (docs/PERF.md, decode logs 10 and 29).
-        for k in [Some(&quantize), Some(&raw), Some(&padded), combine.as_ref()]
-            .into_iter()
-            .flatten()
-        {
-            k.func
-                .set_attribute(
-                    CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-                    100,
+        // and piled up there: up to 1.7x slower (docs/PERF.md, decode logs 10 and 29). The other kernels keep
+        // the driver's choice: the whole carveout for every kernel took L1 from the rings (log 31).
+        quantize
+            .func
+            .set_attribute(
+                CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                100,
+            )
+            .map_err(|e| {
+                DeviceError::cuda(
+                    format!(
+                        "setting the shared memory carveout of {}",
+                        quantize.info.name
+                    ),
+                    e,
                 )
-                .map_err(|e| {
-                    DeviceError::cuda(
-                        format!("setting the shared memory carveout of {}", k.info.name),
-                        e,
-                    )
-                })?;
-        }
+            })?;
 
         Ok(LoadedVariant {
             desc: desc.clone(),
