@@ -1,10 +1,10 @@
 #!/bin/bash
-# Session 14, lease 6 (two calls; the first try of the first call was cut off when the machine was taken back,
-# and the whole-catalogue parity run was dropped to fit the device time left: `bash ... proof-bench`, then `bash ... peer`), on the committed code:
+# Session 14, lease 6 (two calls: `bash ... proof-bench`, then `bash ... peer`), on the committed code. The first
+# try of the first call was cut off when the machine was taken back; the whole-catalogue parity run was then
+# dropped to fit the device time left.
 #  1. the config's picks on two ragged shapes, both layouts (every launch is now queued early: decode logs 29 and
-#     31), and on the GGUF tensor, every mutant, memcheck and
-#     racecheck on an early-queued K-split fold and a tma fold, `mmqgen run`, ncu on the n = 16 pick at m = 14336 -
-#     while llama.cpp's peer builds;
+#     31), and on the GGUF tensor, every mutant, memcheck and racecheck on three early-queued picks, `mmqgen run`,
+#     ncu on the n = 16 pick at m = 14336 - while llama.cpp's peer builds;
 #  2. the shipped picks at 45 shapes from 1 to 4096 tokens, cuBLAS bf16 beside;
 #  3. (second call) llama.cpp's perf script alone on the GPU on the same shapes.
 source scripts/lease.sh
