@@ -213,7 +213,8 @@ impl ChildCommand {
     }
 
     /// This executable, with this process' arguments up to and including the first `subcommand` (so global
-    /// options given before it reach the child too); just `[subcommand]` when it is not found.
+    /// options given before it reach the child too) and every `--variants FILE` given after it
+    /// ([`prefix_through`]); just `[subcommand]` when it is not found.
     pub fn from_env(subcommand: &str) -> Result<ChildCommand, ParityCliError> {
         let program = std::env::current_exe().map_err(ParityCliError::CurrentExe)?;
         let args: Vec<OsString> = std::env::args_os().skip(1).collect();
@@ -224,12 +225,27 @@ impl ChildCommand {
     }
 }
 
-/// The arguments up to and including the first equal to `subcommand`; `[subcommand]` when there is none.
+/// The arguments up to and including the first equal to `subcommand`, with every `--variants FILE` (or
+/// `--variants=FILE`) given after it moved in front of it: the option is global, so the child must see the files
+/// wherever they were named (session 13 found `profile` losing them; this is its twin). `[subcommand]` when there is
+/// none.
 pub fn prefix_through(args: &[OsString], subcommand: &str) -> Vec<OsString> {
-    match args.iter().position(|a| a == subcommand) {
-        Some(i) => args[..=i].to_vec(),
-        None => vec![OsString::from(subcommand)],
+    let Some(i) = args.iter().position(|a| a == subcommand) else {
+        return vec![OsString::from(subcommand)];
+    };
+    let mut prefix = args[..i].to_vec();
+    let mut after = args[i + 1..].iter();
+    while let Some(arg) = after.next() {
+        if arg == "--variants" {
+            if let Some(file) = after.next() {
+                prefix.extend([arg.clone(), file.clone()]);
+            }
+        } else if arg.to_str().is_some_and(|a| a.starts_with("--variants=")) {
+            prefix.push(arg.clone());
+        }
     }
+    prefix.push(args[i].clone());
+    prefix
 }
 
 /// Finds a variant by declared name, then by canonical name.
@@ -1300,6 +1316,34 @@ mod tests {
             ["--spec", "v.toml", "parity"].map(OsString::from)
         );
         assert_eq!(prefix_through(&[], "parity"), [OsString::from("parity")]);
+    }
+
+    #[test]
+    fn child_prefix_takes_variant_files_named_after_the_subcommand() {
+        let args: Vec<OsString> = [
+            "--variants",
+            "a.toml",
+            "parity",
+            "--variants",
+            "b.toml",
+            "--variant",
+            "x",
+            "--variants=c.toml",
+        ]
+        .map(OsString::from)
+        .to_vec();
+        assert_eq!(
+            prefix_through(&args, "parity"),
+            [
+                "--variants",
+                "a.toml",
+                "--variants",
+                "b.toml",
+                "--variants=c.toml",
+                "parity"
+            ]
+            .map(OsString::from)
+        );
     }
 
     #[test]
