@@ -205,7 +205,8 @@ pub const TMA_64X96_B2: VariantDescription = variant! {
     blocks_per_sm: 2, totals: shared, refill: tma, chunk_unroll: 4, archs: [sm_90],
 };
 /// 64 rows x 64 tokens, 4 warps of 16 x 64, two blocks an SM (the first point of the third tune): the default at
-/// n = 33..80 from m = 8192, 97..160 below it and 225..384 everywhere (54.4 / 37.7 / 54.8 / 174 against 57.0 /
+/// n = 33..80 from m = 8192, 97..160 below it (65..160 at K <= 4096 since decode log 29: 34.8 against 39.7 µs for
+/// `regfold_64x32_ks2` at 4096x96x4096) and 225..384 everywhere (54.4 / 37.7 / 54.8 / 174 against 57.0 /
 /// 39.2 / 58.1 / 178 µs for the previous picks at 14336x64x4096, 4096 x 128 / 256 x 4096, 14336x256x4096).
 pub const TMA_64X64_B2: VariantDescription = variant! {
     name: "tma_64x64_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
@@ -249,13 +250,15 @@ pub const REGFOLD_64X32_KS4: VariantDescription = variant! {
     warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
     stages: 3, refill: spread, archs: [sm_90],
 };
-/// `regfold_64x64` with K split in four: the default at n = 33..64 below m = 8192.
+/// `regfold_64x64` with K split in four: the default at n = 33..64 below m = 8192 from K = 4097 (`widen_128x16` at
+/// shorter K since decode log 29).
 pub const REGFOLD_64X64_KS4: VariantDescription = variant! {
     name: "regfold_64x64_ks4", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
     warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
     stages: 3, refill: spread, chunk_unroll: 4, archs: [sm_90],
 };
-/// 32 tokens a block, K split in two: the default at n = 65..96 below m = 8192.
+/// 32 tokens a block, K split in two: the default at n = 65..96 below m = 8192 from K = 4097 (`tma_64x64_b2` at
+/// shorter K since decode log 29).
 pub const REGFOLD_64X32_KS2: VariantDescription = variant! {
     name: "regfold_64x32_ks2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 32,
     warps_m: 4, warps_n: 1, ksplit: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
@@ -273,7 +276,8 @@ pub const REGFOLD_64X64_KS2: VariantDescription = variant! {
 /// at -32 * sum(x), which costs a fraction of the fold's work per weight when a warp's rows meet only 16-32
 /// tokens; copies by the copy engine, the chunk loop unrolled fully. 128 rows x 16 tokens, K whole (112 blocks at
 /// m = 14336, no combine): the default at n = 5..16 from m = 8192 (29.8 / 29.6 µs against 34.9 / 36.0 for
-/// `regfold_64x16_ks4` at 14336 x 8 / 16 x 4096).
+/// `regfold_64x16_ks4` at 14336 x 8 / 16 x 4096), and at n = 33..64 below it up to K = 4096 (26.8 against 28.6 for
+/// `regfold_64x64_ks4` at 4096x64x4096, decode log 29).
 pub const WIDEN_128X16: VariantDescription = variant! {
     name: "widen_128x16", engine: mma_k16_widen, mode: int_per32, kdr: 8, nbj: 128, tile_n: 16,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,

@@ -652,24 +652,17 @@ impl LoadedVariant {
             .map_err(|e| DeviceError::cuda("binding the context to this thread", e))?;
         // The quantizer asks for the SM's whole carveout as shared memory, so that a matmul queued early (PDL)
         // finds the SMs that run it already configured for the matmul's shared memory. Without it, the matmul's
-        // blocks could only start on SMs the quantizer had left (an SM changes its carveout only when it drains)
-        // and piled up there: up to 1.7x slower (docs/PERF.md, decode logs 10 and 29). The other kernels keep
-        // the driver's choice: the whole carveout for every kernel took L1 from the rings (log 31).
-        quantize
-            .func
-            .set_attribute(
+        // blocks piled up, up to 1.7x slower (docs/PERF.md, decode logs 10 and 29): presumably they could start
+        // only on SMs the quantizer had left, since an SM changes its carveout only when it drains. The other
+        // kernels keep the driver's choice: the whole carveout for every kernel took L1 from the rings (log 31).
+        // Only sm_90 queues early; the carveout is a preference, so a driver that refuses it costs speed, not bits.
+        let programmatic = info.compute_capability.0 >= 9;
+        if programmatic {
+            let _ = quantize.func.set_attribute(
                 CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
                 100,
-            )
-            .map_err(|e| {
-                DeviceError::cuda(
-                    format!(
-                        "setting the shared memory carveout of {}",
-                        quantize.info.name
-                    ),
-                    e,
-                )
-            })?;
+            );
+        }
 
         Ok(LoadedVariant {
             desc: desc.clone(),
@@ -685,7 +678,7 @@ impl LoadedVariant {
             group: desc.mode.activation_group(),
             gpu_name: info.name.clone(),
             ordinal: info.ordinal,
-            programmatic: info.compute_capability.0 >= 9,
+            programmatic,
             tma_boxes: tensor_maps::Boxes::of(desc),
         })
     }
