@@ -14,3 +14,17 @@ repeat_flag() {
     shift
     for value in "$@"; do printf -- '--%s %s ' "$flag" "$value"; done
 }
+# ab_rounds SECONDS BENCH_ARGS...: two rounds of OLD then B, each `bench BENCH_ARGS` into $OUT/ab-<old|new>-<round>.jsonl
+# (at most SECONDS each), in turn, so that drift between them shows; scripts/ab_summary.py tabulates them.
+ab_rounds() {
+    local limit=$1 round bin binary
+    shift
+    for round in 1 2; do
+        for bin in old new; do
+            case $bin in old) binary=$OLD ;; new) binary=$B ;; esac
+            step "round $round: $bin"
+            timeout "$limit" "$binary" bench "$@" --json "$OUT/ab-$bin-$round.jsonl" > /dev/null 2>&1
+            echo "bench exit $?"
+        done
+    done
+}

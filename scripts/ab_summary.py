@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Bench runs of a lease, read back: `medians` loads DIR/<prefix>-<run>.jsonl (bench --json) as {(m, n, k, variant):
+{run: median µs}}, for the lease scripts' own tables; run as a program it tabulates an A/B as scripts/lease.sh's
+ab_rounds writes it (DIR/ab-<tag>-<round>.jsonl): one row per shape and variant, each run's median, and the mean of
+every other tag over BASE's.
+
+    python3 scripts/ab_summary.py DIR [BASE]        (BASE defaults to "old")
+"""
+import collections
+import glob
+import json
+import os
+import sys
+
+
+def medians(folder, prefix="ab"):
+    """{(m, n, k, variant): {run: median_us}} of the timed variant rows of folder/<prefix>-<run>.jsonl."""
+    table = collections.defaultdict(dict)
+    for path in sorted(glob.glob(os.path.join(folder, prefix + "-*.jsonl"))):
+        run = os.path.basename(path)[len(prefix) + 1 : -len(".jsonl")]
+        with open(path) as lines:
+            for line in lines:
+                row = json.loads(line)
+                if row.get("status") == "timed" and row.get("kind") == "variant":
+                    table[(row["m"], row["n"], row["k"], row["variant"])][run] = row["median_us"]
+    return table
+
+
+def main():
+    folder = sys.argv[1]
+    base = sys.argv[2] if len(sys.argv) > 2 else "old"
+    table = medians(folder)
+    # Round by round, BASE first in each, as ab_rounds ran them.
+    runs = sorted(
+        {run for by_run in table.values() for run in by_run},
+        key=lambda r: (r.rsplit("-", 1)[1], r.rsplit("-", 1)[0] != base, r),
+    )
+    tags = sorted({run.rsplit("-", 1)[0] for run in runs} - {base})
+    print("m,n,k variant", *runs, *[f"{tag}/{base}" for tag in tags])
+    for key, by_run in sorted(table.items()):
+
+        def mean(tag):
+            values = [v for run, v in by_run.items() if run.rsplit("-", 1)[0] == tag]
+            return sum(values) / len(values) if values else None
+
+        cells = ["%.1f" % by_run[run] if run in by_run else "-" for run in runs]
+        ratios = ["%.3f" % (mean(tag) / mean(base)) if mean(tag) and mean(base) else "-" for tag in tags]
+        print("%d,%d,%d %s" % key, *cells, *ratios)
+
+
+if __name__ == "__main__":
+    main()
