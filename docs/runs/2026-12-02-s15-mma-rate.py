@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
-"""Session 15 device probe: times docs/runs/2026-12-02-s15-mma-rate.cu's kernels (NVRTC to an sm_90 cubin, the
-driver API through ctypes) and prints each one's rate in multiply-adds and in TOPS/TFLOPS (2 ops a multiply-add)."""
+"""Session 15 device probes, compiled by NVRTC to an sm_90 cubin and run through the driver API (ctypes), so that the
+device needs no CUDA toolkit:
+    python3 docs/runs/2026-12-02-s15-mma-rate.py [docs/runs/2026-12-02-s15-mma-rate.cu]
+        each mma kernel's rate, in multiply-adds and in TOPS/TFLOPS (2 ops a multiply-add);
+    python3 docs/runs/2026-12-02-s15-mma-rate.py docs/runs/2026-12-02-s15-loop-probe.cu
+        the two chunk loops, one block an SM, in µs and in cycles a chunk at the SM clock the driver reports."""
 import ctypes
 import sys
 
@@ -46,6 +50,31 @@ check(cuda.cuMemAlloc_v2(ctypes.byref(out), ctypes.c_size_t(blocks * threads * 4
 start, stop = ctypes.c_void_p(), ctypes.c_void_p()
 check(cuda.cuEventCreate(ctypes.byref(start), 0), "cuEventCreate")
 check(cuda.cuEventCreate(ctypes.byref(stop), 0), "cuEventCreate")
+if b"loop_int8" in source:
+    clock_khz = ctypes.c_int()
+    check(cuda.cuDeviceGetAttribute(ctypes.byref(clock_khz), 13, device), "clock rate")
+    windows = 64
+    for name, shared in ((b"loop_int8", 128 * 240 + 128 * 272 + 8 * 128 * 4),
+                         (b"loop_f16", 128 * 224 + 128 * 528 + 8 * 128 * 4)):
+        function = ctypes.c_void_p()
+        check(cuda.cuModuleGetFunction(ctypes.byref(function), module, name), "cuModuleGetFunction")
+        check(cuda.cuFuncSetAttribute(function, 8, shared), "max dynamic shared memory")
+        out_arg, windows_arg = ctypes.c_uint64(out.value), ctypes.c_int(windows)
+        args = (ctypes.c_void_p * 2)(ctypes.addressof(out_arg), ctypes.addressof(windows_arg))
+        best = None
+        for _ in range(5):
+            check(cuda.cuEventRecord(start, None), "cuEventRecord")
+            check(cuda.cuLaunchKernel(function, sms.value, 1, 1, 256, 1, 1, shared, None, args, None), "cuLaunchKernel")
+            check(cuda.cuEventRecord(stop, None), "cuEventRecord")
+            check(cuda.cuEventSynchronize(stop), "cuEventSynchronize")
+            ms = ctypes.c_float()
+            check(cuda.cuEventElapsedTime(ctypes.byref(ms), start, stop), "cuEventElapsedTime")
+            best = ms.value if best is None else min(best, ms.value)
+        chunks = windows * 8
+        print(f"{name.decode()}: {sms.value} blocks of 8 warps (16 x 128 a warp), {chunks} chunks: {best * 1e3:.1f} us, "
+              f"{best * 1e-3 / chunks * clock_khz.value * 1e3:.0f} cycles a chunk at {clock_khz.value / 1e6:.2f} GHz "
+              f"({best * 1e-3 / chunks * 1.98e9:.0f} at 1.98 GHz)")
+    raise SystemExit(0)
 CHAINS = 8
 for name, macs_per_mma, unit in ((b"hmma_f16_f32", 16 * 8 * 16, "TFLOPS"), (b"imma_s8_s32", 16 * 8 * 32, "TOPS")):
     function = ctypes.c_void_p()
