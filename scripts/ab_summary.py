@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Bench runs of a lease, read back: `medians` loads DIR/<prefix>-<run>.jsonl (bench --json) as {(m, n, k, variant):
-{run: median µs}}, for the lease scripts' own tables; run as a program it tabulates an A/B as scripts/lease.sh's
+{run: median µs}} and `by_shape` as {(m, n, k): {variant: [median µs of each run]}}, for the lease scripts' own
+tables; run as a program it tabulates an A/B as scripts/lease.sh's
 ab_rounds writes it (DIR/ab-<tag>-<round>.jsonl): one row per shape and variant, each run's median, and the mean of
 every other tag over BASE's.
 
@@ -23,6 +24,14 @@ def medians(folder, prefix="ab"):
                 row = json.loads(line)
                 if row.get("status") == "timed" and row.get("kind") == "variant":
                     table[(row["m"], row["n"], row["k"], row["variant"])][run] = row["median_us"]
+    return table
+
+
+def by_shape(folder, prefix):
+    """{(m, n, k): {variant: [median_us of each run, in run order]}} of folder/<prefix>-<run>.jsonl."""
+    table = collections.defaultdict(dict)
+    for (m, n, k, variant), by_run in medians(folder, prefix).items():
+        table[(m, n, k)][variant] = [by_run[run] for run in sorted(by_run)]
     return table
 
 

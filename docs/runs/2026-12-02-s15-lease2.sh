@@ -20,12 +20,10 @@ step end
 } > $OUT/checks.txt 2>&1
 cat $OUT/checks.txt
 python3 - "$OUT" <<'PY'
-import collections, sys
+import sys
 sys.path.insert(0, 'scripts')
-from ab_summary import medians
-t = collections.defaultdict(dict)
-for (m, n, k, variant), by_run in medians(sys.argv[1], 'bench').items():
-    t[(m, n, k)][variant] = [by_run[run] for run in sorted(by_run)]
+from ab_summary import by_shape
+t = by_shape(sys.argv[1], 'bench')
 for s,v in sorted(t.items()):
     print(s, '  '.join('%s %s'%(k,'/'.join('%.1f'%x for x in xs)) for k,xs in sorted(v.items(), key=lambda kv:min(kv[1]))))
 PY

@@ -11,13 +11,10 @@ step end
 } > $OUT/checks.txt 2>&1
 cat $OUT/checks.txt
 python3 - "$OUT" <<'PY'
-import collections, sys
+import sys
 sys.path.insert(0, 'scripts')
-from ab_summary import medians
-t = collections.defaultdict(dict)
-for (m, n, k, variant), by_run in medians(sys.argv[1], 'bench').items():
-    t[(m, n, k)][variant] = by_run['1']
-for s, v in sorted(t.items()):
-    base = v.get('tma_128x128')
-    print(s, '  '.join('%s %.1f (%.3f)' % (k, x, x / base) for k, x in sorted(v.items(), key=lambda kv: kv[1])))
+from ab_summary import by_shape
+for s, v in sorted(by_shape(sys.argv[1], 'bench').items()):
+    base = v['tma_128x128'][0]
+    print(s, '  '.join('%s %.1f (%.3f)' % (k, x[0], x[0] / base) for k, x in sorted(v.items(), key=lambda kv: kv[1])))
 PY

@@ -184,7 +184,10 @@ __device__ __forceinline__ void mma_f16(float (&d)[4], const uint32 (&a)[4], uin
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
-extern "C" __global__ void __launch_bounds__(THREADS) loop_f16(float* out, int windows) {
+// CHAINS 1: each output's four HMMA are one dependent chain (the form of log 23). CHAINS 2: the low plane's two and the
+// high plane's two are separate chains, added by one FADD (exact: both are integers below 2^24, and so is their sum).
+template <int CHAINS>
+__device__ __forceinline__ void loop_f16_body(float* out, int windows) {
     extern __shared__ __align__(128) uint8 shared[];
     fill(shared, F16_BYTES);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, group = lane / 4, quad = lane % 4;
@@ -214,10 +217,20 @@ extern "C" __global__ void __launch_bounds__(THREADS) loop_f16(float* out, int w
 #pragma unroll
                 for (int f = 0; f < 2; ++f) {
                     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-                    mma_f16(acc, low[0], b[0][2 * f], b[0][2 * f + 1]);
-                    mma_f16(acc, low[1], b[1][2 * f], b[1][2 * f + 1]);
-                    mma_f16(acc, high[0], b[0][2 * f], b[0][2 * f + 1]);
-                    mma_f16(acc, high[1], b[1][2 * f], b[1][2 * f + 1]);
+                    if constexpr (CHAINS == 1) {
+                        mma_f16(acc, low[0], b[0][2 * f], b[0][2 * f + 1]);
+                        mma_f16(acc, low[1], b[1][2 * f], b[1][2 * f + 1]);
+                        mma_f16(acc, high[0], b[0][2 * f], b[0][2 * f + 1]);
+                        mma_f16(acc, high[1], b[1][2 * f], b[1][2 * f + 1]);
+                    } else {
+                        float other[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+                        mma_f16(acc, low[0], b[0][2 * f], b[0][2 * f + 1]);
+                        mma_f16(other, high[0], b[0][2 * f], b[0][2 * f + 1]);
+                        mma_f16(acc, low[1], b[1][2 * f], b[1][2 * f + 1]);
+                        mma_f16(other, high[1], b[1][2 * f], b[1][2 * f + 1]);
+#pragma unroll
+                        for (int c = 0; c < 4; ++c) acc[c] = __fadd_rn(acc[c], other[c]);
+                    }
 #pragma unroll
                     for (int c = 0; c < 4; ++c) {
                         const int o = (pair + f) * 4 + c;
@@ -232,4 +245,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) loop_f16(float* out, int w
 #pragma unroll
     for (int o = 0; o < OUTPUTS; ++o) sum += total[o];
     out[blockIdx.x * THREADS + threadIdx.x] = sum;
+}
+extern "C" __global__ void __launch_bounds__(THREADS) loop_f16(float* out, int windows) { loop_f16_body<1>(out, windows); }
+extern "C" __global__ void __launch_bounds__(THREADS) loop_f16_two_chains(float* out, int windows) {
+    loop_f16_body<2>(out, windows);
 }

@@ -54,8 +54,9 @@ if b"loop_int8" in source:
     clock_khz = ctypes.c_int()
     check(cuda.cuDeviceGetAttribute(ctypes.byref(clock_khz), 13, device), "clock rate")
     windows = 64
-    for name, shared in ((b"loop_int8", 128 * 240 + 128 * 272 + 8 * 128 * 4),
-                         (b"loop_f16", 128 * 224 + 128 * 528 + 8 * 128 * 4)):
+    f16_shared = 128 * 224 + 128 * 528 + 8 * 128 * 4
+    for name, shared in ((b"loop_int8", 128 * 240 + 128 * 272 + 8 * 128 * 4), (b"loop_f16", f16_shared),
+                         (b"loop_f16_two_chains", f16_shared)):
         function = ctypes.c_void_p()
         check(cuda.cuModuleGetFunction(ctypes.byref(function), module, name), "cuModuleGetFunction")
         check(cuda.cuFuncSetAttribute(function, 8, shared), "max dynamic shared memory")
