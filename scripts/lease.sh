@@ -14,16 +14,22 @@ repeat_flag() {
     shift
     for value in "$@"; do printf -- '--%s %s ' "$flag" "$value"; done
 }
-# ab_rounds SECONDS BENCH_ARGS...: two rounds of OLD then B, each `bench BENCH_ARGS` into $OUT/ab-<old|new>-<round>.jsonl
-# (at most SECONDS each), in turn, so that drift between them shows; scripts/ab_summary.py tabulates them.
+# ab_rounds SECONDS TAG=BINARY... -- BENCH_ARGS...: two rounds of `BINARY bench BENCH_ARGS` for each binary in the
+# order given, into $OUT/ab-<TAG>-<round>.jsonl (at most SECONDS each), so that drift between them shows;
+# scripts/ab_summary.py tabulates them against the tag `old`. E.g. `ab_rounds 60 old=$OLD new=$B -- $P`.
 ab_rounds() {
-    local limit=$1 round bin binary
+    local limit=$1 round pair
+    local -a pairs=()
+    shift
+    while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
+        pairs+=("$1")
+        shift
+    done
     shift
     for round in 1 2; do
-        for bin in old new; do
-            case $bin in old) binary=$OLD ;; new) binary=$B ;; esac
-            step "round $round: $bin"
-            timeout "$limit" "$binary" bench "$@" --json "$OUT/ab-$bin-$round.jsonl" > /dev/null 2>&1
+        for pair in "${pairs[@]}"; do
+            step "round $round: ${pair%%=*}"
+            timeout "$limit" "${pair#*=}" bench "$@" --json "$OUT/ab-${pair%%=*}-$round.jsonl" > /dev/null 2>&1
             echo "bench exit $?"
         done
     done

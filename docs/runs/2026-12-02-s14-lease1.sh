@@ -5,6 +5,8 @@
 #  1. parity of the eleven variants whose source changed (7 tma, 4 widen), ragged, both layouts; GGUF; memcheck
 #     and racecheck on one of each;
 #  2. A/B/C, two rounds, the picks on 9 decode and 5 prefill shapes.
+# (After it ran, its A/B loop and table became scripts/lease.sh's ab_rounds and scripts/ab_summary.py: the same
+# runs.)
 LEASE_CHANGE="+log29" source scripts/lease.sh
 C=.device/mmqgen_c
 BB=.device/mmqgen_b
@@ -19,27 +21,8 @@ for tool in memcheck racecheck; do
   timeout 60 compute-sanitizer --tool $tool $C parity --variant widen_128x16_ks4 --variant tma_64x64_b2 --shape 333,17,2816 --layout padded 2>&1 | tail -2; echo "exit ${PIPESTATUS[0]}"
 done
 P="--picks --variant tma_128x128 --no-cublas $(repeat_flag shape 4096,8,4096 4096,16,4096 4096,32,4096 14336,8,4096 14336,16,4096 14336,32,4096 4096,4,14336 4096,16,14336 4096,32,14336 4096,128,4096 4096,192,4096 14336,96,4096 4096,512,4096 14336,512,4096)"
-for round in 1 2; do
-  for bin in old b c; do
-    case $bin in old) X=$OLD;; b) X=$BB;; c) X=$C;; esac
-    step "round $round: $bin"
-    timeout 80 $X bench $P --json $OUT/ab-$bin-$round.jsonl > /dev/null 2>&1; echo "bench exit $?"
-  done
-done
+ab_rounds 80 old=$OLD b=$BB c=$C -- $P
 step end
 } > $OUT/checks.txt 2>&1
 cat $OUT/checks.txt
-python3 - "$OUT" <<'PY'
-import json,sys,glob,collections
-out=sys.argv[1]; t=collections.defaultdict(dict)
-for f in sorted(glob.glob(out+'/ab-*.jsonl')):
-    tag=f.split('ab-')[1].rsplit('.',1)[0]
-    for l in open(f):
-        r=json.loads(l)
-        if r.get('status')=='timed' and r.get('kind')=='variant':
-            t[(r['m'],r['n'],r['k'],r['variant'])][tag]=r['median_us']
-tags=['old-1','b-1','c-1','old-2','b-2','c-2']
-print('shape variant', *tags)
-for k,v in sorted(t.items()):
-    print(k, *[('%.1f'%v[x]) if x in v else '-' for x in tags])
-PY
+python3 scripts/ab_summary.py $OUT

@@ -5,6 +5,8 @@
 # memory raised to cap it), so that an early grid cannot pile onto the SMs free first (lease 1's binary C).
 #  1. parity of the eleven variants whose source changed, ragged, both layouts; GGUF; sanitizers;
 #  2. A/B, OLD (c484f0a) and B, two rounds each in turn, the picks on 20 shapes.
+# (After it ran, its A/B loop and table became scripts/lease.sh's ab_rounds and scripts/ab_summary.py: the same
+# runs.)
 LEASE_CHANGE="+log29" source scripts/lease.sh
 CHANGED="tma_128x128 tma_128x64 tma_64x128_b2 tma_64x64_b2 tma_64x64_w2 tma_64x96_b2 tma_64x96_w2 widen_128x16 widen_128x16_ks4 widen_112x32 widen_64x32_ks4"
 {
@@ -17,28 +19,8 @@ for tool in memcheck racecheck; do
   timeout 60 compute-sanitizer --tool $tool $B parity --variant widen_128x16_ks4 --variant tma_64x64_b2 --shape 333,17,2816 --layout padded 2>&1 | tail -2; echo "exit ${PIPESTATUS[0]}"
 done
 P="--picks --variant tma_128x128 --no-cublas $(repeat_flag shape 4096,1,4096 14336,2,4096 4096,4,4096 4096,8,4096 4096,16,4096 4096,32,4096 14336,8,4096 14336,16,4096 14336,32,4096 4096,4,14336 4096,16,14336 4096,32,14336 4096,48,4096 4096,64,4096 4096,96,4096 4096,128,4096 4096,192,4096 14336,96,4096 4096,512,4096 14336,512,4096)"
-for round in 1 2; do
-  for bin in old new; do
-    case $bin in old) X=$OLD;; new) X=$B;; esac
-    step "round $round: $bin"
-    timeout 90 $X bench $P --json $OUT/ab-$bin-$round.jsonl > /dev/null 2>&1; echo "bench exit $?"
-  done
-done
+ab_rounds 90 old=$OLD new=$B -- $P
 step end
 } > $OUT/checks.txt 2>&1
 cat $OUT/checks.txt
-python3 - "$OUT" <<'PY'
-import json,sys,glob,collections
-out=sys.argv[1]; t=collections.defaultdict(dict)
-for f in sorted(glob.glob(out+'/ab-*.jsonl')):
-    tag=f.split('ab-')[1].rsplit('.',1)[0]
-    for l in open(f):
-        r=json.loads(l)
-        if r.get('status')=='timed' and r.get('kind')=='variant':
-            t[(r['m'],r['n'],r['k'],r['variant'])][tag]=r['median_us']
-tags=['old-1','new-1','old-2','new-2']
-print('shape variant', *tags, 'new/old')
-for k,v in sorted(t.items()):
-    if all(x in v for x in tags):
-        print(k, *['%.1f'%v[x] for x in tags], '%.3f'%((v['new-1']+v['new-2'])/(v['old-1']+v['old-2'])))
-PY
+python3 scripts/ab_summary.py $OUT

@@ -10,7 +10,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 step "parity: the fused rings at K = 14336 and 4096, ragged, both layouts"
 timeout 150 $B parity $(repeat_flag variant $F) --shape 129,1,14336 --shape 1000,2,14336 --shape 333,3,4352 --json $OUT/parity.jsonl 2>&1 | grep -v "^\[" | grep -v " pass$"; echo "exit ${PIPESTATUS[0]}"
 P="--no-cublas $(repeat_flag variant $F ring_t1 ring_t2 ring_t4_long_k) $(repeat_flag shape 4096,1,14336 4096,2,14336 4096,3,14336 14336,1,14336 4096,1,4096 4096,2,4096 4096,4,4096 14336,1,4096 14336,2,4096)"
-ab_rounds 60 $P
+ab_rounds 60 old=$OLD new=$B -- $P
 step end
 } > $OUT/checks.txt 2>&1
 cat $OUT/checks.txt
