@@ -175,6 +175,10 @@ pub struct VariantDescription {
     /// How far the register-fold engine unrolls its chunk loop: 0 = fully (the chunk's nibble and shifts are
     /// constants; registers may not suffice), else 1, 2 or 4 chunks at a time. Other engines unroll fully.
     pub chunk_unroll: u32,
+    /// How the ring engine (`stream_ring`) runs a super-block's tokens: 0 = unrolled, every token's chunk sums side by
+    /// side; 1 = one token at a time, in a loop over the block's tokens that is not unrolled, after the super-block's
+    /// weights are unpacked for all of them (a smaller kernel, run once per thread). Other engines: 0.
+    pub token_unroll: u32,
     pub archs: ArchSet,
     /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).
     pub allow_spills: bool,
@@ -445,6 +449,7 @@ impl VariantDescription {
         quantizer: Quantizer::Separate,
         blocks_per_sm: 1,
         chunk_unroll: 0,
+        token_unroll: 0,
         archs: ArchSet::EMPTY.with(Arch::Sm90),
         allow_spills: false,
     };

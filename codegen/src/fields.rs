@@ -334,7 +334,7 @@ macro_rules! cp_async_field {
 }
 
 /// The number of fields a description has.
-pub const FIELD_COUNT: usize = 22;
+pub const FIELD_COUNT: usize = 23;
 
 /// Every field of a description, in canonical order (the order of the header and of the expansion).
 pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
@@ -372,6 +372,18 @@ pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
         "u",
         chunk_unroll,
         |chunks: &u32| match chunks {
+            0 => FieldValue::Word("full".to_string()),
+            n => count_written(n),
+        },
+        count_literal
+    ),
+    field!(
+        token_unroll,
+        FieldKind::Unroll,
+        HeaderLine::Own,
+        "tu",
+        chunk_unroll,
+        |tokens: &u32| match tokens {
             0 => FieldValue::Word("full".to_string()),
             n => count_written(n),
         },
@@ -538,6 +550,7 @@ mod tests {
             quantizer: Quantizer::Fused,
             blocks_per_sm: 2,
             chunk_unroll: 4,
+            token_unroll: 1,
             archs: ArchSet::EMPTY.with(Arch::Sm80).with(Arch::Sm90),
             allow_spills: true,
         }
@@ -602,6 +615,7 @@ mod tests {
                 "quantizer            = separate",
                 "blocks_per_sm        = 1",
                 "chunk_unroll         = full",
+                "token_unroll         = full",
             ]
         );
     }

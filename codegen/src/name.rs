@@ -9,7 +9,7 @@ use crate::description::{Engine, Quantizer, VariantDescription};
 /// `mma_k32_prefolded`, `mma_k32_regfold` and `mma_k16_widen`, the engines with a choice of refill, `_burst`, `_spread` or `_tma` (the validator holds every
 /// other engine at the default, so leaving these out of their names loses nothing), then `_totreg` or
 /// `_totsmem` where K is not split, then `_fq` where the matmul quantizes its own activations, then `_u<chunks>`
-/// where the chunk loop is not unrolled fully, then `_b<blocks>` where a number of blocks per SM is asked for.
+/// where the chunk loop is not unrolled fully, then `_tu<tokens>` where the ring's token loop is not, then `_b<blocks>` where a number of blocks per SM is asked for.
 pub fn canonical_name(desc: &VariantDescription) -> String {
     let accumulators = match desc.engine {
         Engine::MmaK32Prefolded => format!("_acc{}_{}", desc.accumulator_sets, desc.refill),
@@ -42,8 +42,14 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
     } else {
         String::new()
     };
+    // Only the ring may run its tokens one at a time; the unrolled default is not named.
+    let token_unroll = if desc.token_unroll > 0 {
+        format!("_tu{}", desc.token_unroll)
+    } else {
+        String::new()
+    };
     format!(
-        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{quantizer}{unroll}{occupancy}",
+        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{quantizer}{unroll}{token_unroll}{occupancy}",
         desc.engine,
         desc.mode,
         desc.nbj,

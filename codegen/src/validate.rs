@@ -387,6 +387,16 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.engine
         ),
     );
+    check(
+        &mut errors,
+        desc.token_unroll == 0 || (desc.token_unroll == 1 && desc.engine == Engine::StreamRing),
+        "token_unroll",
+        format!(
+            "token_unroll must be full, or 1 with engine stream_ring (the only engine with a loop over a block's \
+             tokens inside a thread); got {} with engine {}",
+            desc.token_unroll, desc.engine
+        ),
+    );
     if desc.engine == Engine::WgmmaK32Prefolded {
         check(
             &mut errors,

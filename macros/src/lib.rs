@@ -530,6 +530,7 @@ mod tests {
                 quantizer: ::mmqgen::codegen::Quantizer::Separate,
                 blocks_per_sm: 1u32,
                 chunk_unroll: 0u32,
+                token_unroll: 0u32,
                 archs: ::mmqgen::codegen::ArchSet(3u8),
                 allow_spills: false,
             }

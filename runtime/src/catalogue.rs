@@ -397,29 +397,39 @@ pub const RING_T2_TALL_FUSED: VariantDescription = variant! {
     name: "ring_t2_tall_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 2, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
 };
-/// `ring_t4` quantizing its tokens itself, each warp's four records loaded from x at once before the first copies:
-/// the default at n = 3..4 below m = 8192 up to K = 4096 (12.2 / 13.6 against 13.6 / 14.2 µs for `ring_t4` at
-/// 4096 x 3 / 4 x 4096, docs/PERF.md decode log 24).
+/// Three tokens quantized in the kernel, one token at a time: the default at n = 3 below m = 8192 up to K = 4096
+/// (11.35 against 11.55 µs for `ring_t4_fused` and 11.6 with its tokens unrolled at 4096x3x4096, docs/PERF.md
+/// decode log 36).
+pub const RING_T3_FUSED: VariantDescription = variant! {
+    name: "ring_t3_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 3, warps_m: 16,
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, quantizer: fused, token_unroll: 1,
+    archs: [sm_90],
+};
+/// `ring_t4` quantizing its tokens itself, each warp's four records loaded from x at once before the first copies
+/// (decode log 24), one token at a time (log 36: 13.2 against 13.55 µs unrolled at 4096x4x4096): the default at
+/// n = 4 below m = 8192 up to K = 4096.
 pub const RING_T4_FUSED: VariantDescription = variant! {
     name: "ring_t4_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 16,
-    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, quantizer: fused, archs: [sm_90],
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, quantizer: fused, token_unroll: 1,
+    archs: [sm_90],
 };
 /// Four tokens, 16 warps: the default at n = 3..4 below m = 8192 for K from 4097 to 8191.
 pub const RING_T4: VariantDescription = variant! {
     name: "ring_t4", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 16, warps_n: 1,
     scale_fetch: narrow, expand: uint4, stages: 1, archs: [sm_90],
 };
-/// Four tokens, 112 rows a block: the default at n = 3..4 from m = 8192, and n = 2 there above K = 4096 (K up to
-/// 7936: its records and sums outgrow shared memory beyond).
+/// Four tokens, 112 rows a block, one token at a time (decode log 36: 24.25 / 26.85 against 24.7 / 28.25 µs
+/// unrolled at 14336 x 3 / 4 x 4096): the default at n = 3..4 from m = 8192, and n = 2 there above K = 4096 (K up
+/// to 7936: its records and sums outgrow shared memory beyond).
 pub const RING_T4_TALL: VariantDescription = variant! {
     name: "ring_t4_tall", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 4, warps_m: 8,
-    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, token_unroll: 1, archs: [sm_90],
 };
-/// Four tokens, 36 rows and 12 warps a block, so that the records of a long K fit: the default at n = 3..4 below
-/// m = 8192 from K = 8192.
+/// Four tokens, 36 rows and 12 warps a block, so that the records of a long K fit; one token at a time (decode log
+/// 36: 33.35 against 35.85 µs unrolled at 4096x4x14336): the default at n = 3 below m = 8192 from K = 8192.
 pub const RING_T4_LONG_K: VariantDescription = variant! {
     name: "ring_t4_long_k", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 36, tile_n: 4, warps_m: 12,
-    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, archs: [sm_90],
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, token_unroll: 1, archs: [sm_90],
 };
 
 /// Every declared variant, in a stable order.
@@ -483,6 +493,7 @@ pub fn all() -> Vec<VariantDescription> {
         RING_T2,
         RING_T2_FUSED,
         RING_T2_TALL_FUSED,
+        RING_T3_FUSED,
         RING_T4,
         RING_T4_FUSED,
         RING_T4_TALL,

@@ -110,6 +110,20 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
                 ("quantizer", word("fused")),
             ],
         ),
+        (
+            "token_unroll",
+            vec![
+                ("engine", word("stream_ring")),
+                ("kdr", Int(8)),
+                ("nbj", Int(32)),
+                ("tile_n", Int(4)),
+                ("warps_m", Int(16)),
+                ("warps_n", Int(1)),
+                ("expand", word("uint4")),
+                ("archs", FieldValue::List(vec![word("sm_90")])),
+                ("token_unroll", Int(1)),
+            ],
+        ),
     ]
 }
 

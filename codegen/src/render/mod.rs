@@ -217,6 +217,8 @@ struct RenderContext {
     blocks_per_sm: u32,
     /// Chunks the register-fold engine unrolls at a time; 0 = fully.
     chunk_unroll: u32,
+    /// The ring's token loop: 0 unrolled, 1 one token at a time (`token_unroll`).
+    token_unroll: u32,
     /// The numerics mode's keyword (`int_per32`, ...).
     mode: &'static str,
     /// The scale fetch's keyword (`narrow`, `wide`, `plane`).
@@ -458,6 +460,7 @@ fn render_context(
         stream_prefetch_steps: if rows_at_once == 1 { 2 } else { 1 },
         blocks_per_sm: desc.blocks_per_sm,
         chunk_unroll: desc.chunk_unroll,
+        token_unroll: desc.token_unroll,
         mode: desc.mode.keyword(),
         scale_fetch: desc.scale_fetch.keyword(),
         group,
