@@ -6,6 +6,11 @@ ab_rounds writes it (DIR/ab-<tag>-<round>.jsonl): one row per shape and variant,
 every other tag over BASE's.
 
     python3 scripts/ab_summary.py DIR [BASE]        (BASE defaults to "old")
+
+With --shapes it prints, for each PREFIX (bench runs DIR/<PREFIX>-<run>.jsonl), one line a shape: every variant,
+fastest first, with its median of each run:
+
+    python3 scripts/ab_summary.py --shapes DIR PREFIX...
 """
 import collections
 import glob
@@ -35,7 +40,19 @@ def by_shape(folder, prefix):
     return table
 
 
+def print_shapes(folder, prefixes):
+    """One line a shape of folder/<prefix>-<run>.jsonl: the variants fastest first, each run's median."""
+    for prefix in prefixes:
+        for shape, by_variant in sorted(by_shape(folder, prefix).items()):
+            ranked = sorted(by_variant.items(), key=lambda kv: min(kv[1]))
+            cells = ["%s %s" % (variant, "/".join("%.2f" % x for x in runs)) for variant, runs in ranked]
+            print(shape, "  ".join(cells))
+
+
 def main():
+    if sys.argv[1] == "--shapes":
+        print_shapes(sys.argv[2], sys.argv[3:])
+        return
     folder = sys.argv[1]
     base = sys.argv[2] if len(sys.argv) > 2 else "old"
     table = medians(folder)

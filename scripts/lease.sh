@@ -34,3 +34,15 @@ ab_rounds() {
         done
     done
 }
+# peer_build: builds llama.cpp's peer (.device/peer, ../shared/peer's README) in the background, its output in
+# $OUT/peer-build.txt, so that the lease's other steps run meanwhile; peer_wait waits for it and prints its last line.
+# Bench after peer_wait: the build's compilers would share the CPU with the launches being timed.
+peer_build() {
+    (bash .device/peer/llamacpp-perf.sh 4096,1,4096 > "$OUT/peer-build.txt" 2>&1
+     echo "peer build exit $?" >> "$OUT/peer-build.txt") &
+    PEER=$!
+}
+peer_wait() {
+    wait "$PEER"
+    tail -1 "$OUT/peer-build.txt"
+}

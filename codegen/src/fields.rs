@@ -139,7 +139,7 @@ fn name(field: &str, value: &FieldValue) -> Result<Cow<'static, str>, FieldError
     }
 }
 
-fn chunk_unroll(field: &str, value: &FieldValue) -> Result<u32, FieldError> {
+fn unroll(field: &str, value: &FieldValue) -> Result<u32, FieldError> {
     match value {
         FieldValue::Word(w) | FieldValue::Str(w) if w == "full" => Ok(0),
         other => int(field, other),
@@ -257,6 +257,14 @@ fn count_literal(value: &u32) -> RustLiteral {
     RustLiteral::U32(*value)
 }
 
+/// An unroll count as written: 0 is `full`.
+fn unroll_written(value: &u32) -> FieldValue {
+    match value {
+        0 => FieldValue::Word("full".to_string()),
+        n => count_written(n),
+    }
+}
+
 fn cp_async_written(value: &CpAsync) -> FieldValue {
     match value {
         CpAsync::Off => FieldValue::Word("off".to_string()),
@@ -296,6 +304,21 @@ macro_rules! count_field {
     };
     ($name:ident, $tag:expr) => {
         count_field!($name, $tag, HeaderLine::Own)
+    };
+}
+
+/// A loop's unroll count: `full` (0) or a number, parsed and written alike for every such field.
+macro_rules! unroll_field {
+    ($name:ident, $tag:expr) => {
+        field!(
+            $name,
+            FieldKind::Unroll,
+            HeaderLine::Own,
+            $tag,
+            unroll,
+            unroll_written,
+            count_literal
+        )
     };
 }
 
@@ -365,30 +388,8 @@ pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
     keyword_field!(refill: Refill),
     keyword_field!(quantizer: Quantizer, "q"),
     count_field!(blocks_per_sm, "b"),
-    field!(
-        chunk_unroll,
-        FieldKind::Unroll,
-        HeaderLine::Own,
-        "u",
-        chunk_unroll,
-        |chunks: &u32| match chunks {
-            0 => FieldValue::Word("full".to_string()),
-            n => count_written(n),
-        },
-        count_literal
-    ),
-    field!(
-        token_unroll,
-        FieldKind::Unroll,
-        HeaderLine::Own,
-        "tu",
-        chunk_unroll,
-        |tokens: &u32| match tokens {
-            0 => FieldValue::Word("full".to_string()),
-            n => count_written(n),
-        },
-        count_literal
-    ),
+    unroll_field!(chunk_unroll, "u"),
+    unroll_field!(token_unroll, "tu"),
     field!(
         archs,
         FieldKind::Archs {

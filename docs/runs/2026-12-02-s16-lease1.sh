@@ -3,6 +3,7 @@
 # docs/runs/2026-12-02-s16-lanes.toml): parity on ragged shapes of both layouts, then two bench rounds beside the
 # ring picks at n = 1-4; then prefill log 41, the wgmma fold at 96-128 tokens a warpgroup
 # (docs/runs/2026-12-02-s16-wgmma128.toml) beside tma_128x128 on two prefill shapes.
+# (After it ran, its per-shape table became `scripts/ab_summary.py --shapes`: the same numbers, two decimals.)
 LEASE_CHANGE="+log35" source scripts/lease.sh
 L=docs/runs/2026-12-02-s16-lanes.toml
 W=docs/runs/2026-12-02-s16-wgmma128.toml
@@ -21,11 +22,4 @@ timeout 150 $B --variants $W bench --no-cublas $(repeat_flag variant tma_128x128
 step end
 } > $OUT/checks.txt 2>&1
 cat $OUT/checks.txt
-python3 - "$OUT" <<'PY'
-import sys
-sys.path.insert(0, 'scripts')
-from ab_summary import by_shape
-for prefix in ('decode', 'prefill'):
-    for s, v in sorted(by_shape(sys.argv[1], prefix).items()):
-        print(s, '  '.join('%s %s' % (k, '/'.join('%.1f' % x for x in xs)) for k, xs in sorted(v.items(), key=lambda kv: min(kv[1]))))
-PY
+python3 scripts/ab_summary.py --shapes $OUT decode prefill

@@ -3,6 +3,7 @@
 # are never read) and can roll the ring's token loop (token_unroll = 1, docs/runs/2026-12-02-s16-tokens.toml).
 # Parity of the changed ring picks and the new points on ragged shapes of both layouts (partial token tiles
 # included), then two rounds of OLD and B in turn on the ring picks, then two bench rounds of the new points.
+# (After it ran, its per-shape table became `scripts/ab_summary.py --shapes`: the same numbers, two decimals.)
 LEASE_CHANGE="+log36" source scripts/lease.sh
 T=docs/runs/2026-12-02-s16-tokens.toml
 NEW="ring_t4_fused_tu1 ring_t3_fused ring_t3_fused_tu1 ring_t2_fused_tu1 ring_t2_tall_fused_tu1 ring_t4_tall_tu1 ring_t4_tall_fused_tu1 ring_t2_tu1 ring_t4_long_k_tu1"
@@ -21,10 +22,4 @@ step end
 } > $OUT/checks.txt 2>&1
 cat $OUT/checks.txt
 python3 scripts/ab_summary.py $OUT
-python3 - "$OUT" <<'PY'
-import sys
-sys.path.insert(0, 'scripts')
-from ab_summary import by_shape
-for s, v in sorted(by_shape(sys.argv[1], 'points').items()):
-    print(s, '  '.join('%s %s' % (k, '/'.join('%.1f' % x for x in xs)) for k, xs in sorted(v.items(), key=lambda kv: min(kv[1]))))
-PY
+python3 scripts/ab_summary.py --shapes $OUT points
