@@ -104,6 +104,17 @@ pub enum Quantizer {
     Fused,
 }
 
+/// Which items a warp of the ring engine (`stream_ring`) takes from a stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RingLanes {
+    /// 32 consecutive (row, super-block) items in memory order, one bulk copy a warp: at K = 4096 two rows of
+    /// 16 super-blocks, so that a load of token records reads sixteen of them.
+    Superblocks,
+    /// One super-block of 32 rows, a lane a row (`nbj = 32`): every lane reads the same token records (a
+    /// broadcast), and a thread waits for every warp's copies, since its rows come from all of them.
+    Rows,
+}
+
 /// When a pipelined main loop issues the copies that refill a stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Refill {
@@ -179,6 +190,8 @@ pub struct VariantDescription {
     /// side; 1 = one token at a time, in a loop over the block's tokens that is not unrolled, after the super-block's
     /// weights are unpacked for all of them (a smaller kernel, run once per thread). Other engines: 0.
     pub token_unroll: u32,
+    /// Which items a warp of the ring engine takes from a stage ([`RingLanes`]). Other engines: `superblocks`.
+    pub ring_lanes: RingLanes,
     pub archs: ArchSet,
     /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).
     pub allow_spills: bool,
@@ -277,6 +290,16 @@ impl Quantizer {
         match self {
             Quantizer::Separate => "separate",
             Quantizer::Fused => "fused",
+        }
+    }
+}
+
+impl RingLanes {
+    pub const ALL: [RingLanes; 2] = [RingLanes::Superblocks, RingLanes::Rows];
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            RingLanes::Superblocks => "superblocks",
+            RingLanes::Rows => "rows",
         }
     }
 }
@@ -450,6 +473,7 @@ impl VariantDescription {
         blocks_per_sm: 1,
         chunk_unroll: 0,
         token_unroll: 0,
+        ring_lanes: RingLanes::Superblocks,
         archs: ArchSet::EMPTY.with(Arch::Sm90),
         allow_spills: false,
     };
@@ -496,6 +520,7 @@ field_enums!(
     Totals,
     Refill,
     Quantizer,
+    RingLanes,
     CpAsync,
     Arch
 );
@@ -533,6 +558,7 @@ keyword_enums!(
     Totals,
     Refill,
     Quantizer,
+    RingLanes,
     Arch
 );
 

@@ -357,7 +357,7 @@ macro_rules! cp_async_field {
 }
 
 /// The number of fields a description has.
-pub const FIELD_COUNT: usize = 23;
+pub const FIELD_COUNT: usize = 24;
 
 /// Every field of a description, in canonical order (the order of the header and of the expansion).
 pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
@@ -390,6 +390,7 @@ pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
     count_field!(blocks_per_sm, "b"),
     unroll_field!(chunk_unroll, "u"),
     unroll_field!(token_unroll, "tu"),
+    keyword_field!(ring_lanes: RingLanes, "lanes"),
     field!(
         archs,
         FieldKind::Archs {
@@ -552,6 +553,7 @@ mod tests {
             blocks_per_sm: 2,
             chunk_unroll: 4,
             token_unroll: 1,
+            ring_lanes: RingLanes::Rows,
             archs: ArchSet::EMPTY.with(Arch::Sm80).with(Arch::Sm90),
             allow_spills: true,
         }
@@ -617,6 +619,7 @@ mod tests {
                 "blocks_per_sm        = 1",
                 "chunk_unroll         = full",
                 "token_unroll         = full",
+                "ring_lanes           = superblocks",
             ]
         );
     }

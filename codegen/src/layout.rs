@@ -1,7 +1,9 @@
 //! The shared-memory layout of a variant: one function that both the validator (the architecture's limit)
 //! and the renderer (the offsets in the generated code) call, so the two can never disagree.
 
-use crate::description::{Engine, NumericsMode, Refill, Totals, VariantDescription, SUPERBLOCK_K};
+use crate::description::{
+    Engine, NumericsMode, Refill, RingLanes, Totals, VariantDescription, SUPERBLOCK_K,
+};
 
 /// Bytes added to every staged row so that neighbouring rows start in different banks, keeping 16-byte alignment.
 pub const ROW_PAD_BYTES: u32 = 16;
@@ -310,11 +312,19 @@ fn ring_loads_at_once(desc: &VariantDescription, per_superblock: u32, workers: u
     (loads_at_k_4096 / workers.max(1)).clamp(1, 4)
 }
 
-/// The ring engine's shared memory that does not depend on K: `stages` slots of one padded q6_K block per thread,
-/// then its mbarriers ([`ring_barrier_bytes`]). What depends on K, the tokens' records and the
-/// super-block sums, follows at launch ([`ring_shared_bytes`]).
+/// The ring engine's shared memory that does not depend on K: `stages` slots of one padded q6_K block per thread
+/// (with `ring_lanes = rows`, each row's slots 16 bytes over, so that the lanes' rows fall in different banks),
+/// then its mbarriers ([`ring_barrier_bytes`]). What depends on K, the tokens' records and the super-block sums,
+/// follows at launch ([`ring_shared_bytes`]).
 fn ring_layout(desc: &VariantDescription) -> SharedLayout {
-    let slots = desc.threads().saturating_mul(PADDED_BLOCK_BYTES);
+    let row_pad = match desc.ring_lanes {
+        RingLanes::Superblocks => 0,
+        RingLanes::Rows => desc.nbj.saturating_mul(16),
+    };
+    let slots = desc
+        .threads()
+        .saturating_mul(PADDED_BLOCK_BYTES)
+        .saturating_add(row_pad);
     let ring = slots.saturating_mul(desc.stages);
     let barriers = ring_barrier_bytes(desc);
     SharedLayout {

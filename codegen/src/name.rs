@@ -2,7 +2,7 @@
 //! order, CUTLASS-style, so that the name alone tells a reviewer the whole configuration. The declared name
 //! and the architecture list are left out: neither changes the source.
 
-use crate::description::{Engine, Quantizer, VariantDescription};
+use crate::description::{Engine, Quantizer, RingLanes, VariantDescription};
 
 /// `q6k_<engine>_<mode>_<nbj>x<tile_n>_w<warps_m>x<warps_n>_kdr<k>_ks<ksplit>_<fetch>_<expand>_cpa<a>_cpp<p>_s<stages>`,
 /// then `_acc<sets>` for the prefolded and wgmma engines, the only ones with a choice of accumulator sets, and for
@@ -48,8 +48,13 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
     } else {
         String::new()
     };
+    // Only the ring may give a warp's lanes rows; the default, consecutive items, is not named.
+    let ring_lanes = match desc.ring_lanes {
+        RingLanes::Superblocks => "",
+        RingLanes::Rows => "_lr",
+    };
     format!(
-        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{quantizer}{unroll}{token_unroll}{occupancy}",
+        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{quantizer}{unroll}{token_unroll}{ring_lanes}{occupancy}",
         desc.engine,
         desc.mode,
         desc.nbj,

@@ -397,6 +397,16 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.token_unroll, desc.engine
         ),
     );
+    check(
+        &mut errors,
+        desc.ring_lanes == RingLanes::Superblocks || (desc.engine == Engine::StreamRing && desc.nbj == 32),
+        "ring_lanes",
+        format!(
+            "ring_lanes = rows gives each of a warp's 32 lanes a row, so it needs engine stream_ring and nbj = 32; \
+             got engine {} with nbj = {}",
+            desc.engine, desc.nbj
+        ),
+    );
     if desc.engine == Engine::WgmmaK32Prefolded {
         check(
             &mut errors,

@@ -531,6 +531,7 @@ mod tests {
                 blocks_per_sm: 1u32,
                 chunk_unroll: 0u32,
                 token_unroll: 0u32,
+                ring_lanes: ::mmqgen::codegen::RingLanes::Superblocks,
                 archs: ::mmqgen::codegen::ArchSet(3u8),
                 allow_spills: false,
             }

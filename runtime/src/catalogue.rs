@@ -406,17 +406,18 @@ pub const RING_T3_FUSED: VariantDescription = variant! {
     archs: [sm_90],
 };
 /// `ring_t4` quantizing its tokens itself, each warp's four records loaded from x at once before the first copies
-/// (decode log 24), one token at a time (log 36: 13.2 against 13.55 µs unrolled at 4096x4x4096): the default at
-/// n = 4 below m = 8192 up to K = 4096.
+/// (decode log 24), one token at a time (log 36: 13.2 against 13.55 µs unrolled at 4096x4x4096), a warp's lanes
+/// on 32 rows (log 39: 13.02 against 13.22 µs at 4096x4x4096): the default at n = 4 below m = 8192 up to K = 4096.
 pub const RING_T4_FUSED: VariantDescription = variant! {
     name: "ring_t4_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 16,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, quantizer: fused, token_unroll: 1,
-    archs: [sm_90],
+    ring_lanes: rows, archs: [sm_90],
 };
-/// Four tokens, 16 warps: the default at n = 3..4 below m = 8192 for K from 4097 to 8191.
+/// Four tokens, 16 warps, a warp's lanes on 32 rows (decode log 39: 17.28 / 18.29 against 17.52 / 19.17 µs with
+/// consecutive items at 4096 x 3 / 4 x 6144): the default at n = 3..4 below m = 8192 for K from 4097 to 8191.
 pub const RING_T4: VariantDescription = variant! {
     name: "ring_t4", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 16, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, stages: 1, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, stages: 1, ring_lanes: rows, archs: [sm_90],
 };
 /// Four tokens, 112 rows a block, one token at a time (decode log 36: 24.25 / 26.85 against 24.7 / 28.25 µs
 /// unrolled at 14336 x 3 / 4 x 4096): the default at n = 3..4 from m = 8192, and n = 2 there above K = 4096 (K up

@@ -1,7 +1,8 @@
 //! Every field of a description reaches the generated code: changing any one field to another legal value
 //! changes the kernel body (the header, which records the description, is left out of the comparison). The
 //! two fields that must not change the source (architectures, allow_spills) are checked to leave it alone,
-//! and canonical names are checked to tell apart any two descriptions that render differently.
+//! and canonical names are checked to tell apart any two descriptions that render differently (a change of any one
+//! field among them).
 
 use mmqgen::codegen::fields::{set_field, FieldValue};
 use mmqgen::codegen::render::render;
@@ -97,34 +98,36 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
         ),
         (
             "quantizer",
-            vec![
-                ("engine", word("stream_ring")),
-                ("kdr", Int(8)),
-                ("nbj", Int(32)),
-                ("tile_n", Int(1)),
-                ("warps_m", Int(8)),
-                ("warps_n", Int(1)),
-                ("expand", word("uint4")),
-                ("stages", Int(2)),
-                ("archs", FieldValue::List(vec![word("sm_90")])),
-                ("quantizer", word("fused")),
-            ],
+            on_ring(1, 8, &[("stages", Int(2)), ("quantizer", word("fused"))]),
         ),
+        ("token_unroll", on_ring(4, 16, &[("token_unroll", Int(1))])),
         (
-            "token_unroll",
-            vec![
-                ("engine", word("stream_ring")),
-                ("kdr", Int(8)),
-                ("nbj", Int(32)),
-                ("tile_n", Int(4)),
-                ("warps_m", Int(16)),
-                ("warps_n", Int(1)),
-                ("expand", word("uint4")),
-                ("archs", FieldValue::List(vec![word("sm_90")])),
-                ("token_unroll", Int(1)),
-            ],
+            "ring_lanes",
+            on_ring(4, 16, &[("ring_lanes", word("rows"))]),
         ),
     ]
+}
+
+/// A legal `stream_ring` description of 32 rows, `tile_n` tokens and `warps_m` warps, then `changes`: the fields
+/// only that engine takes.
+fn on_ring(
+    tile_n: i64,
+    warps_m: i64,
+    changes: &[(&'static str, FieldValue)],
+) -> Vec<(&'static str, FieldValue)> {
+    use FieldValue::Int;
+    let mut ring = vec![
+        ("engine", word("stream_ring")),
+        ("kdr", Int(8)),
+        ("nbj", Int(32)),
+        ("tile_n", Int(tile_n)),
+        ("warps_m", Int(warps_m)),
+        ("warps_n", Int(1)),
+        ("expand", word("uint4")),
+        ("archs", FieldValue::List(vec![word("sm_90")])),
+    ];
+    ring.extend(changes.iter().cloned());
+    ring
 }
 
 #[test]
@@ -155,10 +158,16 @@ fn each_field_changes_the_kernel_body() {
             .filter(|(f, _)| *f != field)
             .cloned()
             .collect();
-        let reference = body(&render(&with(&base, &companions)).unwrap().source);
+        let reference_desc = with(&base, &companions);
+        let reference = body(&render(&reference_desc).unwrap().source);
         assert_ne!(
             changed_body, reference,
             "field `{field}` did not change the generated kernel body"
+        );
+        assert_ne!(
+            canonical_name(&changed),
+            canonical_name(&reference_desc),
+            "field `{field}` changed the kernel but not its canonical name"
         );
         assert_ne!(
             changed_body, base_body,

@@ -219,6 +219,8 @@ struct RenderContext {
     chunk_unroll: u32,
     /// The ring's token loop: 0 unrolled, 1 one token at a time (`token_unroll`).
     token_unroll: u32,
+    /// A ring warp's lanes take one super-block of 32 rows (`ring_lanes = rows`).
+    ring_lanes_rows: bool,
     /// The numerics mode's keyword (`int_per32`, ...).
     mode: &'static str,
     /// The scale fetch's keyword (`narrow`, `wide`, `plane`).
@@ -461,6 +463,7 @@ fn render_context(
         blocks_per_sm: desc.blocks_per_sm,
         chunk_unroll: desc.chunk_unroll,
         token_unroll: desc.token_unroll,
+        ring_lanes_rows: desc.ring_lanes == RingLanes::Rows,
         mode: desc.mode.keyword(),
         scale_fetch: desc.scale_fetch.keyword(),
         group,
