@@ -411,7 +411,7 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
                 }
             }
             let child = parity::ChildCommand::current_exe(child_prefix(&cli.variants, "parity"))?;
-            Ok(parity::run_with(&args, &all, &child)?)
+            Ok(parity::run(&args, &all, &child)?)
         }
     }
 }

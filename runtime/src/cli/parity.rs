@@ -211,41 +211,6 @@ impl ChildCommand {
         let program = std::env::current_exe().map_err(ParityCliError::CurrentExe)?;
         Ok(ChildCommand { program, prefix })
     }
-
-    /// This executable, with this process' arguments up to and including the first `subcommand` (so global
-    /// options given before it reach the child too) and every `--variants FILE` given after it
-    /// ([`prefix_through`]); just `[subcommand]` when it is not found.
-    pub fn from_env(subcommand: &str) -> Result<ChildCommand, ParityCliError> {
-        let program = std::env::current_exe().map_err(ParityCliError::CurrentExe)?;
-        let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-        Ok(ChildCommand {
-            program,
-            prefix: prefix_through(&args, subcommand),
-        })
-    }
-}
-
-/// The arguments up to and including the first equal to `subcommand`, with every `--variants FILE` (or
-/// `--variants=FILE`) given after it moved in front of it: the option is global, so the child must see the files
-/// wherever they were named (session 13 found `profile` losing them; this is its twin). `[subcommand]` when there is
-/// none.
-pub fn prefix_through(args: &[OsString], subcommand: &str) -> Vec<OsString> {
-    let Some(i) = args.iter().position(|a| a == subcommand) else {
-        return vec![OsString::from(subcommand)];
-    };
-    let mut prefix = args[..i].to_vec();
-    let mut after = args[i + 1..].iter();
-    while let Some(arg) = after.next() {
-        if arg == "--variants" {
-            if let Some(file) = after.next() {
-                prefix.extend([arg.clone(), file.clone()]);
-            }
-        } else if arg.to_str().is_some_and(|a| a.starts_with("--variants=")) {
-            prefix.push(arg.clone());
-        }
-    }
-    prefix.push(args[i].clone());
-    prefix
 }
 
 /// Finds a variant by declared name, then by canonical name.
@@ -271,24 +236,9 @@ pub fn find_variant<'a>(
         })
 }
 
-/// Runs `mmqgen parity` with `catalogue` (the binary's variants); the children are started as
-/// [`ChildCommand::from_env`]`("parity")`.
+/// Runs `mmqgen parity` with `catalogue` (the binary's variants), each case in a child process started as
+/// `child` (this executable with every `--variants FILE` of the run, then `parity`).
 pub fn run(
-    args: &ParityArgs,
-    catalogue: &[VariantDescription],
-) -> Result<ExitCode, ParityCliError> {
-    if args.child.is_some() {
-        return run_child(args, catalogue);
-    }
-    let child = ChildCommand::from_env("parity")?;
-    if args.mutants {
-        return run_mutants_parent(args, catalogue, &child);
-    }
-    run_parent(args, catalogue, &child)
-}
-
-/// [`run`] with an explicit child command (for a binary whose subcommand is not called `parity`).
-pub fn run_with(
     args: &ParityArgs,
     catalogue: &[VariantDescription],
     child: &ChildCommand,
@@ -1307,46 +1257,6 @@ mod tests {
     }
 
     #[test]
-    fn child_prefix_keeps_global_options() {
-        let args: Vec<OsString> = ["--spec", "v.toml", "parity", "--variant", "a"]
-            .map(OsString::from)
-            .to_vec();
-        assert_eq!(
-            prefix_through(&args, "parity"),
-            ["--spec", "v.toml", "parity"].map(OsString::from)
-        );
-        assert_eq!(prefix_through(&[], "parity"), [OsString::from("parity")]);
-    }
-
-    #[test]
-    fn child_prefix_takes_variant_files_named_after_the_subcommand() {
-        let args: Vec<OsString> = [
-            "--variants",
-            "a.toml",
-            "parity",
-            "--variants",
-            "b.toml",
-            "--variant",
-            "x",
-            "--variants=c.toml",
-        ]
-        .map(OsString::from)
-        .to_vec();
-        assert_eq!(
-            prefix_through(&args, "parity"),
-            [
-                "--variants",
-                "a.toml",
-                "--variants",
-                "b.toml",
-                "--variants=c.toml",
-                "parity"
-            ]
-            .map(OsString::from)
-        );
-    }
-
-    #[test]
     fn child_arguments_parse_back() {
         let cat = catalogue();
         let cache = PathBuf::from("/tmp/c");
@@ -1845,7 +1755,7 @@ mod tests {
         let fixture = fixture.to_str().unwrap();
         let run = |gguf: &str, tensor: &str, tokens: &str| {
             let args = parse(&["--gguf", gguf, "--tensor", tensor, "--tokens", tokens]).unwrap();
-            run_with(&args, &cat, &nowhere).unwrap_err().to_string()
+            run(&args, &cat, &nowhere).unwrap_err().to_string()
         };
         assert_eq!(
             run(fixture, "nope", "77"),
@@ -1912,7 +1822,7 @@ mod tests {
         ])
         .unwrap();
         // The stand-in prints no row: both cases (raw, padded) fail, so the run fails.
-        assert_eq!(run_with(&args, &cat, &child).unwrap(), ExitCode::FAILURE);
+        assert_eq!(run(&args, &cat, &child).unwrap(), ExitCode::FAILURE);
         let runs = std::fs::read_to_string(&log).unwrap();
         let lines: Vec<&str> = runs.lines().collect();
         assert_eq!(lines.len(), 2, "{runs}");

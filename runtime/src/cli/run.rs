@@ -179,7 +179,7 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
             }
             let parity = super::parse_args::<ParityArgs>(words)?;
             let child = ChildCommand::current_exe(vec!["parity".into()])?;
-            if super::parity::run_with(&parity, all, &child)? != ExitCode::SUCCESS {
+            if super::parity::run(&parity, all, &child)? != ExitCode::SUCCESS {
                 failures.push("parity failed for a selected variant (table above)".into());
             } else {
                 // Timing only what proved bit-exact, against cuBLAS on the same shapes.
