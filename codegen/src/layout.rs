@@ -313,18 +313,23 @@ fn ring_loads_at_once(desc: &VariantDescription, per_superblock: u32, workers: u
 }
 
 /// The ring engine's shared memory that does not depend on K: `stages` slots of one padded q6_K block per thread
-/// (with `ring_lanes = rows`, each row's slots 16 bytes over, so that the lanes' rows fall in different banks),
-/// then its mbarriers ([`ring_barrier_bytes`]). What depends on K, the tokens' records and the super-block sums,
-/// follows at launch ([`ring_shared_bytes`]).
+/// (with `ring_lanes = rows`, row by row: a row's slots of a stage, one a warp, and [`ROW_PAD_BYTES`], so that the
+/// lanes' rows fall in different banks; the region's row stride), then its mbarriers ([`ring_barrier_bytes`]).
+/// What depends on K, the tokens' records and the super-block sums, follows at launch ([`ring_shared_bytes`]).
 fn ring_layout(desc: &VariantDescription) -> SharedLayout {
-    let row_pad = match desc.ring_lanes {
-        RingLanes::Superblocks => 0,
-        RingLanes::Rows => desc.nbj.saturating_mul(16),
+    let (row_stride, slots) = match desc.ring_lanes {
+        RingLanes::Superblocks => (
+            PADDED_BLOCK_BYTES,
+            desc.threads().saturating_mul(PADDED_BLOCK_BYTES),
+        ),
+        RingLanes::Rows => {
+            let row = desc
+                .warps_m
+                .saturating_mul(PADDED_BLOCK_BYTES)
+                .saturating_add(ROW_PAD_BYTES);
+            (row, desc.nbj.saturating_mul(row))
+        }
     };
-    let slots = desc
-        .threads()
-        .saturating_mul(PADDED_BLOCK_BYTES)
-        .saturating_add(row_pad);
     let ring = slots.saturating_mul(desc.stages);
     let barriers = ring_barrier_bytes(desc);
     SharedLayout {
@@ -333,7 +338,7 @@ fn ring_layout(desc: &VariantDescription) -> SharedLayout {
                 name: "smem_ring",
                 offset: 0,
                 bytes: ring,
-                row_stride: PADDED_BLOCK_BYTES,
+                row_stride,
             },
             Region {
                 name: "smem_ring_barriers",

@@ -9,7 +9,8 @@ use crate::description::{Engine, Quantizer, RingLanes, VariantDescription};
 /// `mma_k32_prefolded`, `mma_k32_regfold` and `mma_k16_widen`, the engines with a choice of refill, `_burst`, `_spread` or `_tma` (the validator holds every
 /// other engine at the default, so leaving these out of their names loses nothing), then `_totreg` or
 /// `_totsmem` where K is not split, then `_fq` where the matmul quantizes its own activations, then `_u<chunks>`
-/// where the chunk loop is not unrolled fully, then `_tu<tokens>` where the ring's token loop is not, then `_b<blocks>` where a number of blocks per SM is asked for.
+/// where the chunk loop is not unrolled fully, then `_tu<tokens>` where the ring's token loop is not, then `_lr`
+/// where a ring warp's lanes take rows, then `_b<blocks>` where a number of blocks per SM is asked for.
 pub fn canonical_name(desc: &VariantDescription) -> String {
     let accumulators = match desc.engine {
         Engine::MmaK32Prefolded => format!("_acc{}_{}", desc.accumulator_sets, desc.refill),

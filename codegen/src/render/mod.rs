@@ -348,6 +348,8 @@ fn region_stride_used(desc: &VariantDescription, name: &str) -> bool {
         "smem_activations" => !desc.engine.is_wgmma(),
         // The streaming engine's regions are one slice per warp.
         _ if desc.engine == Engine::StreamDp4a => true,
+        // A ring that gives its lanes rows steps through its stage row by row.
+        "smem_ring" => desc.ring_lanes == RingLanes::Rows,
         "smem_weight_sc" => true,
         // Only the plane's cp.async copies step through the chunks of the dsc region.
         "smem_weight_dsc" => desc.scale_fetch == ScaleFetch::Plane && desc.cp_async_plane.is_on(),
