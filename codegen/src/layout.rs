@@ -291,25 +291,33 @@ pub fn ring_barrier_bytes(desc: &VariantDescription) -> u32 {
 }
 
 /// How many 16-byte pieces of its block's token records (16 a token and super-block) a ring thread loads before it
-/// stores any, when the quantizer kernel wrote the tokens (docs/PERF.md decode log 23).
+/// stores any, when the quantizer kernel wrote the tokens (docs/PERF.md decode logs 23 and 40). Counted at K =
+/// 12288: the rings with a separate quantizer are picked past K = 4096, where the fused ones stop (at K = 16384
+/// `ring_t1` would hold four pieces and spill on raw blocks).
 pub fn ring_record_pieces_at_once(desc: &VariantDescription) -> u32 {
-    ring_loads_at_once(desc, 16, desc.threads())
+    ring_loads_at_once(desc, 16, desc.threads(), 12288)
 }
 
 /// How many of its token records (one a token and super-block) a warp of a fused ring (`quantizer = fused`) loads
-/// from `x` before it quantizes any (docs/PERF.md decode log 24).
+/// from `x` before it quantizes any (docs/PERF.md decode log 24). Counted at K = 4096, the longest K a fused ring
+/// is picked at (a later round's `x` loaded early was slower: decode log 34).
 pub fn ring_fused_records_at_once(desc: &VariantDescription) -> u32 {
-    ring_loads_at_once(desc, 1, desc.warps_m)
+    ring_loads_at_once(desc, 1, desc.warps_m, 4096)
 }
 
-/// Of `per_superblock` loads a token and super-block, shared by `workers`: what one worker gets at K = 4096, from
+/// Of `per_superblock` loads a token and super-block, shared by `workers`: what one worker gets at K = `at_k`, from
 /// one to four, so that those loads are one round trip without holding more registers at a longer K.
-fn ring_loads_at_once(desc: &VariantDescription, per_superblock: u32, workers: u32) -> u32 {
-    let loads_at_k_4096 = desc
+fn ring_loads_at_once(
+    desc: &VariantDescription,
+    per_superblock: u32,
+    workers: u32,
+    at_k: u32,
+) -> u32 {
+    let loads = desc
         .tile_n
         .saturating_mul(per_superblock)
-        .saturating_mul(4096 / SUPERBLOCK_K);
-    (loads_at_k_4096 / workers.max(1)).clamp(1, 4)
+        .saturating_mul(at_k / SUPERBLOCK_K);
+    (loads / workers.max(1)).clamp(1, 4)
 }
 
 /// The ring engine's shared memory that does not depend on K: `stages` slots of one padded q6_K block per thread
@@ -443,9 +451,10 @@ mod tests {
     }
 
     #[test]
-    fn a_ring_loads_the_records_it_gets_at_k_4096_up_to_four_at_once() {
-        // ring_t1 (1 token, 256 threads), ring_t2 and ring_t4 (16 warps), ring_t4_tall (8 warps), ring_t4_long_k
-        // (12 warps: 1024 / 384 rounds down), and eight tokens over 8 warps, held at four.
+    fn a_ring_loads_the_records_it_gets_at_its_longest_k_up_to_four_at_once() {
+        // At K = 12288: one token over 8 warps (ring_t1) and two over 16 three; four over 16, 8 (ring_t4,
+        // ring_t4_tall) or 12 warps (ring_t4_long_k) and eight over 8 held at four; one token over 16 warps one
+        // (1.5 rounds down).
         let pieces = |tile_n, warps_m| ring_record_pieces_at_once(&ring(32, tile_n, warps_m, 1));
         assert_eq!(
             [
@@ -454,9 +463,10 @@ mod tests {
                 pieces(4, 16),
                 pieces(4, 8),
                 pieces(4, 12),
-                pieces(8, 8)
+                pieces(8, 8),
+                pieces(1, 16)
             ],
-            [1, 1, 2, 4, 2, 4]
+            [3, 3, 4, 4, 4, 4, 1]
         );
         // Fused: ring_t1_fused and ring_t2_fused two records a warp, ring_t2_tall_fused (8 warps) four.
         let records = |tile_n, warps_m| ring_fused_records_at_once(&ring(32, tile_n, warps_m, 1));

@@ -379,10 +379,11 @@ pub const RING_T1_TALL_FUSED: VariantDescription = variant! {
     name: "ring_t1_tall_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 1, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
 };
-/// Two tokens, 16 warps over one stage of 512 super-blocks: the default at n = 2 below m = 8192 for K above 4096.
+/// Two tokens, 8 warps over two stages (decode log 41: 16.3 / 23.35 against 18.3 / 25.05 µs with 16 warps over one
+/// stage at 4096 x 2 x 8192 / 14336): the default at n = 2 below m = 8192 for K above 4096.
 pub const RING_T2: VariantDescription = variant! {
-    name: "ring_t2", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 2, warps_m: 16, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, stages: 1, archs: [sm_90],
+    name: "ring_t2", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 2, warps_m: 8, warps_n: 1,
+    scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
 };
 /// `ring_t2` quantizing its tokens itself (quantizer = fused), x loaded before the weights' first copies: the
 /// default at n = 2 below m = 8192 up to K = 4096 (9.9 against 11.9 µs for `ring_t2` at 4096x2x4096, docs/PERF.md
@@ -391,11 +392,12 @@ pub const RING_T2_FUSED: VariantDescription = variant! {
     name: "ring_t2_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 2, warps_m: 16,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, quantizer: fused, archs: [sm_90],
 };
-/// Two tokens quantized in the kernel with 112 rows a block (about one block per SM at m = 14336): the default at
-/// n = 2 from m = 8192 up to K = 4096 (21.5 against 23.2 µs for `ring_t4_tall` at 14336x2x4096, decode log 21).
+/// Two tokens quantized in the kernel with 112 rows a block (about one block per SM at m = 14336), 16 warps over one
+/// stage: the default at n = 2 from m = 8192 up to K = 4096 (21.5 against 23.2 µs for `ring_t4_tall` at
+/// 14336x2x4096, decode log 21; 19.05 against 19.6 µs with 8 warps over two stages, log 41).
 pub const RING_T2_TALL_FUSED: VariantDescription = variant! {
-    name: "ring_t2_tall_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 2, warps_m: 8,
-    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
+    name: "ring_t2_tall_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 2, warps_m: 16,
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, quantizer: fused, archs: [sm_90],
 };
 /// Three tokens quantized in the kernel, one token at a time: the default at n = 3 below m = 8192 up to K = 4096
 /// (11.35 against 11.55 µs for `ring_t4_fused` and 11.6 with its tokens unrolled at 4096x3x4096, docs/PERF.md
@@ -413,11 +415,12 @@ pub const RING_T4_FUSED: VariantDescription = variant! {
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, quantizer: fused, token_unroll: 1,
     ring_lanes: rows, archs: [sm_90],
 };
-/// Four tokens, 16 warps, a warp's lanes on 32 rows (decode log 39: 17.28 / 18.29 against 17.52 / 19.17 µs with
-/// consecutive items at 4096 x 3 / 4 x 6144): the default at n = 3..4 below m = 8192 for K from 4097 to 8191.
+/// Four tokens, a warp's lanes on 32 rows (decode log 39: 17.28 / 18.29 against 17.52 / 19.17 µs with consecutive
+/// items at 4096 x 3 / 4 x 6144), 8 warps over two stages (log 41: 17.3 against 18.8 µs with 16 warps over one at
+/// 4096x4x6144): the default at n = 3..4 below m = 8192 for K from 4097 to 8191.
 pub const RING_T4: VariantDescription = variant! {
-    name: "ring_t4", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 16, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, stages: 1, ring_lanes: rows, archs: [sm_90],
+    name: "ring_t4", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 8, warps_n: 1,
+    scale_fetch: narrow, expand: uint4, stages: 2, ring_lanes: rows, archs: [sm_90],
 };
 /// Four tokens, 112 rows a block, one token at a time (decode log 36: 24.25 / 26.85 against 24.7 / 28.25 µs
 /// unrolled at 14336 x 3 / 4 x 4096): the default at n = 3..4 from m = 8192, and n = 2 there above K = 4096 (K up

@@ -491,13 +491,15 @@ fn the_embedded_default_is_complete_and_valid() {
         ]
     );
     // Three or four tokens: the ring by m and K, as far as its shared memory goes (three tokens in a three-token
-    // ring at K <= 4096, decode log 36), but four tokens below m = 8192 from K = 8192 take the widened k16 engine
-    // (decode log 28); the widened engine beyond.
+    // ring at K <= 4096, decode log 36; ring_t4 to K = 14080 and the 36-row ring beyond, decode log 41); the
+    // widened engine beyond.
     let pick_at = |m, n, k| chosen(&config, Layout::Padded, m, n, k);
     assert_eq!(
         [
             pick_at(4096, 3, 4096),
             pick_at(4096, 4, 4096),
+            pick_at(4096, 4, 8192),
+            pick_at(4096, 3, 12288),
             pick(3),
             pick(4),
             pick_at(4096, 3, 20480),
@@ -506,8 +508,10 @@ fn the_embedded_default_is_complete_and_valid() {
         [
             "ring_t3_fused",
             "ring_t4_fused",
+            "ring_t4",
+            "ring_t4",
             "ring_t4_long_k",
-            "widen_128x16_ks4",
+            "ring_t4_long_k",
             "widen_128x16_ks4",
             "widen_128x16"
         ]
