@@ -417,10 +417,11 @@ pub const RING_T4_FUSED: VariantDescription = variant! {
 };
 /// Four tokens, a warp's lanes on 32 rows (decode log 39: 17.28 / 18.29 against 17.52 / 19.17 µs with consecutive
 /// items at 4096 x 3 / 4 x 6144), 8 warps over two stages (log 41: 17.3 against 18.8 µs with 16 warps over one at
-/// 4096x4x6144): the default at n = 3..4 below m = 8192 for K from 4097 to 8191.
+/// 4096x4x6144), one token at a time (log 42: 19.05 against 21.1 µs unrolled at 4096x4x8192): the default at
+/// n = 3..4 below m = 8192 for K from 4097 to 14080.
 pub const RING_T4: VariantDescription = variant! {
     name: "ring_t4", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 8, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, stages: 2, ring_lanes: rows, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, stages: 2, token_unroll: 1, ring_lanes: rows, archs: [sm_90],
 };
 /// Four tokens, 112 rows a block, one token at a time (decode log 36: 24.25 / 26.85 against 24.7 / 28.25 µs
 /// unrolled at 14336 x 3 / 4 x 4096): the default at n = 3..4 from m = 8192, and n = 2 there above K = 4096 (K up

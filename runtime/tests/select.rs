@@ -490,6 +490,15 @@ fn the_embedded_default_is_complete_and_valid() {
             "widen_112x32"
         ]
     );
+    // Two tokens from m = 8192 past ring_t4_tall's K: the fused 112-row ring again (decode log 41), then ring_t2.
+    assert_eq!(
+        [
+            chosen(&config, Layout::Padded, 14336, 2, 6144),
+            chosen(&config, Layout::Padded, 14336, 2, 8192),
+            chosen(&config, Layout::Padded, 14336, 2, 16384)
+        ],
+        ["ring_t4_tall", "ring_t2_tall_fused", "ring_t2"]
+    );
     // Three or four tokens: the ring by m and K, as far as its shared memory goes (three tokens in a three-token
     // ring at K <= 4096, decode log 36; ring_t4 to K = 14080 and the 36-row ring beyond, decode log 41); the
     // widened engine beyond.
