@@ -293,7 +293,7 @@ pub fn ring_barrier_bytes(desc: &VariantDescription) -> u32 {
 /// How many 16-byte pieces of its block's token records (16 a token and super-block) a ring thread loads before it
 /// stores any, when the quantizer kernel wrote the tokens (docs/PERF.md decode logs 23 and 40). Counted at K =
 /// 12288: the rings with a separate quantizer are picked past K = 4096, where the fused ones stop (at K = 16384
-/// `ring_t1` would hold four pieces and spill on raw blocks).
+/// `ring_t1` held four pieces and spilled on raw blocks, with the launch bounds of before decode log 42).
 pub fn ring_record_pieces_at_once(desc: &VariantDescription) -> u32 {
     ring_loads_at_once(desc, 16, desc.threads(), 12288)
 }
