@@ -221,6 +221,8 @@ struct RenderContext {
     token_unroll: u32,
     /// A ring warp's lanes take one super-block of 32 rows (`ring_lanes = rows`).
     ring_lanes_rows: bool,
+    /// A ring's launch bounds name its blocks an SM even when that is one ([`ring_names_blocks_per_sm`]).
+    ring_names_blocks_per_sm: bool,
     /// The numerics mode's keyword (`int_per32`, ...).
     mode: &'static str,
     /// The scale fetch's keyword (`narrow`, `wide`, `plane`).
@@ -337,6 +339,14 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
             block_piece: 16,
         },
     ]
+}
+
+/// Whether a ring of `threads` names one block an SM in its launch bounds (docs/PERF.md decode log 42): left out,
+/// ptxas plans for several blocks an SM, which a ring's shared memory never allows, and holds it to fewer registers
+/// than one block may have; from 512 threads that is at most 128 a thread (65536 an SM) either way, and naming it
+/// only reorders the code.
+fn ring_names_blocks_per_sm(threads: u32) -> bool {
+    threads.saturating_mul(128) < 65536
 }
 
 /// Whether the generated code steps through region `name` by rows (see [`RegionContext::stride_used`]).
@@ -466,6 +476,7 @@ fn render_context(
         chunk_unroll: desc.chunk_unroll,
         token_unroll: desc.token_unroll,
         ring_lanes_rows: desc.ring_lanes == RingLanes::Rows,
+        ring_names_blocks_per_sm: ring_names_blocks_per_sm(desc.threads()),
         mode: desc.mode.keyword(),
         scale_fetch: desc.scale_fetch.keyword(),
         group,
