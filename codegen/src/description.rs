@@ -113,6 +113,10 @@ pub enum RingLanes {
     /// One super-block of 32 rows, a lane a row (`nbj = 32`): every lane reads the same token records (a
     /// broadcast), and a thread waits for every warp's copies, since its rows come from all of them.
     Rows,
+    /// Sixteen rows a warp (`nbj = 16 * warps_m`) over every super-block of a stage, as the m16n8k16 fragments of
+    /// `mma_k16_widen` against 8 or 16 tokens: each warp copies its own rows and keeps its sums in registers,
+    /// and the stage's token records are copied once for the block by the last warp done with the slot.
+    Fragments,
 }
 
 /// When a pipelined main loop issues the copies that refill a stage.
@@ -295,11 +299,16 @@ impl Quantizer {
 }
 
 impl RingLanes {
-    pub const ALL: [RingLanes; 2] = [RingLanes::Superblocks, RingLanes::Rows];
+    pub const ALL: [RingLanes; 3] = [
+        RingLanes::Superblocks,
+        RingLanes::Rows,
+        RingLanes::Fragments,
+    ];
     pub const fn keyword(self) -> &'static str {
         match self {
             RingLanes::Superblocks => "superblocks",
             RingLanes::Rows => "rows",
+            RingLanes::Fragments => "fragments",
         }
     }
 }

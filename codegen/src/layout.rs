@@ -283,11 +283,15 @@ pub const RING_RECORD_SCALES: u32 = 256;
 pub const RING_RECORD_OFFSETS: u32 = 288;
 
 /// The ring engine's mbarriers: one of 8 bytes per warp and stage, 16 bytes rounded.
+/// With `ring_lanes = fragments` also one a stage for the tokens and a 4-byte count a stage.
 pub fn ring_barrier_bytes(desc: &VariantDescription) -> u32 {
-    round16(
-        8u32.saturating_mul(desc.stages)
-            .saturating_mul(desc.warps_m),
-    )
+    let warp_barriers = 8u32
+        .saturating_mul(desc.stages)
+        .saturating_mul(desc.warps_m);
+    if desc.ring_lanes == RingLanes::Fragments {
+        return round16(warp_barriers.saturating_add(12u32.saturating_mul(desc.stages)));
+    }
+    round16(warp_barriers)
 }
 
 /// How many 16-byte pieces of its block's token records (16 a token and super-block) a ring thread loads before it
@@ -325,6 +329,9 @@ fn ring_loads_at_once(
 /// lanes' rows fall in different banks; the region's row stride), then its mbarriers ([`ring_barrier_bytes`]).
 /// What depends on K, the tokens' records and the super-block sums, follows at launch ([`ring_shared_bytes`]).
 fn ring_layout(desc: &VariantDescription) -> SharedLayout {
+    if desc.ring_lanes == RingLanes::Fragments {
+        return ring_fragments_layout(desc);
+    }
     let (row_stride, slots) = match desc.ring_lanes {
         RingLanes::Superblocks => (
             PADDED_BLOCK_BYTES,
@@ -337,6 +344,7 @@ fn ring_layout(desc: &VariantDescription) -> SharedLayout {
                 .saturating_add(ROW_PAD_BYTES);
             (row, desc.nbj.saturating_mul(row))
         }
+        RingLanes::Fragments => unreachable!("laid out by ring_fragments_layout"),
     };
     let ring = slots.saturating_mul(desc.stages);
     let barriers = ring_barrier_bytes(desc);
@@ -366,6 +374,60 @@ fn ring_layout(desc: &VariantDescription) -> SharedLayout {
     }
 }
 
+/// Super-blocks of every row a stage of a ring with `ring_lanes = fragments` holds: each row's are one bulk copy
+/// of 448 bytes, a multiple of 64 that starts at one.
+pub const RING_FRAGMENT_SUPERBLOCKS: u32 = 2;
+
+/// A ring with `ring_lanes = fragments`, stage by stage, each region one box of the copy engine (`refill = tma`):
+/// each row group's 16 rows of the stage's super-blocks (a row's run and the next [`ROW_PAD_BYTES`], so that the
+/// eight rows of a fragment fall in different banks), the block's tokens' int8 values for them (a token's run and
+/// the next 16 bytes, alike) and their scales, chunk-major as the quantizer writes them for the copy engine (a row
+/// of `tile_n` a chunk); then the mbarriers (one a row group and stage for its rows, one a stage for the tokens)
+/// and a count a stage of the warps done with it. Nothing depends on K.
+fn ring_fragments_layout(desc: &VariantDescription) -> SharedLayout {
+    let row = (RING_FRAGMENT_SUPERBLOCKS * PADDED_BLOCK_BYTES).saturating_add(ROW_PAD_BYTES);
+    let token_row = (RING_FRAGMENT_SUPERBLOCKS * SUPERBLOCK_K).saturating_add(ROW_PAD_BYTES);
+    let scale_row = desc.tile_n.saturating_mul(4);
+    let weights = desc.warps_m.saturating_mul(16).saturating_mul(row);
+    let tokens = desc.tile_n.saturating_mul(token_row);
+    let scales = (RING_FRAGMENT_SUPERBLOCKS * 8).saturating_mul(scale_row);
+    let stage = weights.saturating_add(tokens).saturating_add(scales);
+    let barriers = ring_barrier_bytes(desc);
+    let mut regions = Vec::new();
+    let mut offset = 0u32;
+    for (name, bytes, row_stride) in [
+        ("smem_weights", weights, row),
+        ("smem_activations", tokens, token_row),
+        ("smem_activation_d", scales, scale_row),
+    ] {
+        regions.push(Region {
+            name,
+            offset,
+            bytes,
+            row_stride,
+        });
+        offset = offset.saturating_add(bytes);
+    }
+    let ring = stage.saturating_mul(desc.stages);
+    regions.push(Region {
+        name: "smem_ring_barriers",
+        offset: ring,
+        bytes: barriers,
+        row_stride: 8,
+    });
+    SharedLayout {
+        regions,
+        stage_bytes: stage,
+        stages: desc.stages,
+        totals_bytes: 0,
+        stage_barrier_bytes: 0,
+        window_regions: Vec::new(),
+        window_buffers: 0,
+        window_buffer_bytes: 0,
+        total_bytes: ring.saturating_add(barriers),
+    }
+}
+
 /// The ring engine's shared memory for a call with K = `k`: the ring and its barriers ([`shared_layout`]), then
 /// a [`RING_RECORD_BYTES`] record per token and super-block, then per row the sums of each super-block for each
 /// token and its `d` (f32; each row's run one word longer than it needs, so that the lanes that walk rows in the
@@ -373,6 +435,10 @@ fn ring_layout(desc: &VariantDescription) -> SharedLayout {
 pub fn ring_shared_bytes(desc: &VariantDescription, k: u64) -> u64 {
     let superblocks = k / 256;
     let fixed = u64::from(shared_layout(desc).total_bytes);
+    if desc.ring_lanes == RingLanes::Fragments {
+        // Its records come stage by stage with the weights, and its sums stay in registers.
+        return fixed;
+    }
     let records = u64::from(desc.tile_n) * superblocks * u64::from(RING_RECORD_BYTES);
     let sums = u64::from(desc.nbj) * (superblocks * u64::from(desc.tile_n) + 1) * 4;
     let d = u64::from(desc.nbj) * (superblocks + 1) * 4;
@@ -381,12 +447,17 @@ pub fn ring_shared_bytes(desc: &VariantDescription, k: u64) -> u64 {
 }
 
 /// The largest K (a multiple of 256) at which the ring engine's shared memory ([`ring_shared_bytes`]) fits
-/// `limit` bytes; 0 when not even K = 256 does. Its shared memory grows with K, so a selection rule that picks a
-/// ring variant must bound K by this (`mmqgen config check` says so).
+/// `limit` bytes; 0 when not even K = 256 does, `u64::MAX` for a fragment ring (whose shared memory does not grow
+/// with K). Otherwise it grows with K, so a selection rule that picks a ring variant must bound K by this (`mmqgen
+/// config check` says so).
 pub fn ring_max_k(desc: &VariantDescription, limit: u32) -> u64 {
     let fits = |superblocks: u64| ring_shared_bytes(desc, superblocks * 256) <= u64::from(limit);
     if !fits(1) {
         return 0;
+    }
+    if desc.ring_lanes == RingLanes::Fragments {
+        // Its records come stage by stage: no K is too long.
+        return u64::MAX;
     }
     // Monotone in K: double, then bisect.
     let (mut low, mut high) = (1u64, 2u64);
@@ -448,6 +519,33 @@ mod tests {
         assert_eq!(ring_max_k(&ring(112, 1, 8, 2), limit), 23552);
         // A ring that alone is over the limit takes no K at all.
         assert_eq!(ring_max_k(&ring(32, 1, 32, 4), limit), 0);
+    }
+
+    #[test]
+    fn a_fragment_ring_takes_any_k_in_boxes_the_copy_engine_can_write() {
+        let limit = Arch::Sm90.max_shared_bytes_per_block();
+        for (nbj, tile_n, warps_m, stages) in [(128, 8, 8, 3), (112, 16, 7, 3), (32, 8, 2, 4)] {
+            let desc = VariantDescription {
+                ring_lanes: RingLanes::Fragments,
+                refill: Refill::Tma,
+                ..ring(nbj, tile_n, warps_m, stages)
+            };
+            let layout = shared_layout(&desc);
+            assert_eq!(
+                ring_shared_bytes(&desc, 256),
+                ring_shared_bytes(&desc, 1 << 20)
+            );
+            assert_eq!(ring_max_k(&desc, limit), u64::MAX);
+            // Tensor copies write 128-byte aligned shared memory: every region of every stage starts at one.
+            assert_eq!(layout.stage_bytes % 128, 0);
+            for region in &layout.regions {
+                assert_eq!(region.offset % 128, 0, "{}", region.name);
+            }
+            // 16 rows of two padded blocks and their pad a row group; 512 bytes and a pad a token.
+            let rows = layout.region("smem_weights").unwrap();
+            assert_eq!((rows.row_stride, rows.bytes), (464, warps_m * 16 * 464));
+            assert_eq!(layout.region("smem_activations").unwrap().row_stride, 528);
+        }
     }
 
     #[test]

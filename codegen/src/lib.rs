@@ -24,7 +24,7 @@ pub use description::*;
 pub use fields::{FieldError, FieldValue};
 pub use layout::{
     ring_max_k, ring_shared_bytes, shared_layout, stream_offset_in_sums, stream_rows_at_once,
-    SharedLayout, PADDED_BLOCK_BYTES,
+    SharedLayout, PADDED_BLOCK_BYTES, RING_FRAGMENT_SUPERBLOCKS,
 };
 pub use name::canonical_name;
 pub use sweep::{expand_sweep, Expansion, StaticSweep, SweepError};

@@ -49,10 +49,11 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
     } else {
         String::new()
     };
-    // Only the ring may give a warp's lanes rows; the default, consecutive items, is not named.
+    // Only the ring may give a warp's lanes rows or fragments; the default, consecutive items, is not named.
     let ring_lanes = match desc.ring_lanes {
         RingLanes::Superblocks => "",
         RingLanes::Rows => "_lr",
+        RingLanes::Fragments => "_lf",
     };
     format!(
         "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{quantizer}{unroll}{token_unroll}{ring_lanes}{occupancy}",

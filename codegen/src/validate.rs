@@ -160,6 +160,10 @@ pub const TMA_MAX_BOX_ROWS: u32 = 256;
 
 /// Tokens the ring engine takes a block at most: each thread forms every token's sums of its super-block.
 pub const RING_MAX_TOKENS: u32 = 8;
+/// The token tiles of a ring whose warps run mma fragments (`ring_lanes = fragments`): one or two of 8 tokens.
+pub const RING_FRAGMENT_TOKENS: [u32; 2] = [8, 16];
+/// Row groups a fragment ring may have: each has a named barrier of its own (1..=15; 0 is the block's).
+pub const RING_FRAGMENT_ROW_GROUPS: u32 = 15;
 
 /// The ring engine's own rules: bulk copies of whole q6_K blocks, sm_90 only, whole K per block, and a few
 /// tokens. (`stages` is the depth of each warp's ring: 1 still works, with no copy in flight during a stage.)
@@ -191,15 +195,54 @@ fn validate_stream_ring(desc: &VariantDescription, errors: &mut Vec<FieldError>)
             desc.ksplit, desc.totals
         ),
     );
-    check(
-        desc.warps_n == 1 && (1..=RING_MAX_TOKENS).contains(&desc.tile_n),
-        "tile_n",
-        format!(
-            "engine stream_ring gives every thread all the block's tokens: warps_n must be 1 and tile_n 1 to \
-             {RING_MAX_TOKENS}; got warps_n = {}, tile_n = {}",
-            desc.warps_n, desc.tile_n
-        ),
-    );
+    if desc.ring_lanes == RingLanes::Fragments {
+        let tokens_per_warp = desc.tile_n / desc.warps_n.max(1);
+        check(
+            RING_FRAGMENT_TOKENS.contains(&desc.tile_n)
+                && matches!(desc.warps_n, 1 | 2)
+                && desc.tile_n.is_multiple_of(desc.warps_n.max(1))
+                && tokens_per_warp.is_multiple_of(8)
+                && desc.nbj == 16 * desc.warps_m
+                && desc.warps_m <= RING_FRAGMENT_ROW_GROUPS,
+            "tile_n",
+            format!(
+                "ring_lanes = fragments gives each warp 16 rows as mma fragments against 8 or 16 of the block's \
+                 tokens: tile_n must be {}, warps_n 1 or 2 with at least 8 tokens a warp, nbj 16 x warps_m and \
+                 warps_m at most {RING_FRAGMENT_ROW_GROUPS} (a named barrier a row group); got tile_n = {}, \
+                 warps_n = {}, nbj = {}, warps_m = {}",
+                one_of(&RING_FRAGMENT_TOKENS),
+                desc.tile_n,
+                desc.warps_n,
+                desc.nbj,
+                desc.warps_m
+            ),
+        );
+        check(
+            desc.quantizer == Quantizer::Separate && desc.token_unroll == 0 && desc.refill == Refill::Tma,
+            "ring_lanes",
+            format!(
+                "ring_lanes = fragments copies the tokens the quantizer kernel wrote with the copy engine and runs \
+                 them all in its mmas: quantizer must be separate, token_unroll full and refill tma; got quantizer \
+                 = {}, refill = {}, token_unroll = {}",
+                desc.quantizer,
+                desc.refill,
+                match desc.token_unroll {
+                    0 => "full".to_string(),
+                    n => n.to_string(),
+                }
+            ),
+        );
+    } else {
+        check(
+            desc.warps_n == 1 && (1..=RING_MAX_TOKENS).contains(&desc.tile_n),
+            "tile_n",
+            format!(
+                "engine stream_ring gives every thread all the block's tokens: warps_n must be 1 and tile_n 1 to \
+                 {RING_MAX_TOKENS}; got warps_n = {}, tile_n = {}",
+                desc.warps_n, desc.tile_n
+            ),
+        );
+    }
     check(
         desc.archs == ArchSet::EMPTY.with(Arch::Sm90),
         "archs",
@@ -399,12 +442,16 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     );
     check(
         &mut errors,
-        desc.ring_lanes == RingLanes::Superblocks || (desc.engine == Engine::StreamRing && desc.nbj == 32),
+        match desc.ring_lanes {
+            RingLanes::Superblocks => true,
+            RingLanes::Rows => desc.engine == Engine::StreamRing && desc.nbj == 32,
+            RingLanes::Fragments => desc.engine == Engine::StreamRing,
+        },
         "ring_lanes",
         format!(
-            "ring_lanes = rows gives each of a warp's 32 lanes a row, so it needs engine stream_ring and nbj = 32; \
-             got engine {} with nbj = {}",
-            desc.engine, desc.nbj
+            "ring_lanes = rows (a row for each of a warp's 32 lanes) needs engine stream_ring and nbj = 32, and \
+             ring_lanes = fragments engine stream_ring; got ring_lanes = {} with engine {} and nbj = {}",
+            desc.ring_lanes, desc.engine, desc.nbj
         ),
     );
     if desc.engine == Engine::WgmmaK32Prefolded {
@@ -593,7 +640,7 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         ),
         Refill::Tma => check(
             &mut errors,
-            desc.engine.is_mma_sync_in_registers()
+            (desc.engine.is_mma_sync_in_registers() || desc.ring_lanes == RingLanes::Fragments)
                 && desc.stages > 1
                 && desc.archs == ArchSet::EMPTY.with(Arch::Sm90)
                 && desc.nbj <= TMA_MAX_BOX_ROWS
@@ -602,7 +649,7 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             format!(
                 "refill = tma stages each window with bulk tensor copies (TMA) completing on an mbarrier (sm_90 \
                  only), whose boxes take at most {TMA_MAX_BOX_ROWS} rows: it needs engine mma_k32_regfold or \
-                 mma_k16_widen, stages > 1, archs [sm_90], nbj and tile_n at most {TMA_MAX_BOX_ROWS}; this is engine {} with \
+                 mma_k16_widen (or stream_ring with ring_lanes = fragments), stages > 1, archs [sm_90], nbj and tile_n at most {TMA_MAX_BOX_ROWS}; this is engine {} with \
                  stages = {}, archs {}, nbj = {}, tile_n = {}",
                 desc.engine, desc.stages, desc.archs, desc.nbj, desc.tile_n
             ),

@@ -436,6 +436,16 @@ pub const RING_T4_LONG_K: VariantDescription = variant! {
     name: "ring_t4_long_k", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 36, tile_n: 4, warps_m: 12,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, token_unroll: 1, archs: [sm_90],
 };
+/// Three to eight tokens in a ring whose warps run mma fragments (decode log 43): 128 rows a block in row groups
+/// of 16, each group's rows of two super-blocks one tensor copy, the block's 8 tokens two, three stages, and the
+/// widened engine's m16n8k16 on them. The default at n = 4..8 from m = 8192 and at n = 3 there beyond
+/// `ring_t4_tall`'s K (23.4 against 28.0 µs for `widen_128x16` at 14336x8x4096, 23.6 against 26.2 for `ring_t4_tall`
+/// at 14336x4x4096, 37.9 against 47.6 at 14336x8x8192).
+pub const RING_MMA_128X8: VariantDescription = variant! {
+    name: "ring_mma_128x8", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 128, tile_n: 8, warps_m: 8,
+    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 3, refill: tma, ring_lanes: fragments,
+    archs: [sm_90],
+};
 
 /// Every declared variant, in a stable order.
 pub fn all() -> Vec<VariantDescription> {
@@ -503,6 +513,7 @@ pub fn all() -> Vec<VariantDescription> {
         RING_T4_FUSED,
         RING_T4_TALL,
         RING_T4_LONG_K,
+        RING_MMA_128X8,
     ]
 }
 

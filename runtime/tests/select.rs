@@ -472,20 +472,25 @@ fn the_embedded_default_is_complete_and_valid() {
             "tma_64x128_b2"
         ]
     );
-    // Decode at m = 14336: the shared-memory ring up to 4 tokens (quantizing its own tokens at n = 1-2), the
-    // widened k16 engine with K whole from 5 (docs/PERF.md, decode log 12-14, 17, 21 and 27-28).
+    // Decode at m = 14336: the shared-memory ring up to 3 tokens (quantizing its own tokens at n = 1-2), the ring
+    // whose warps run mma fragments at 4-8 (decode log 43), the widened k16 engine with K whole from 9 (docs/PERF.md,
+    // decode log 12-14, 17, 21 and 27-28).
     assert_eq!(
         [
             pick_tall(1),
             pick_tall(2),
+            pick_tall(3),
             pick_tall(4),
-            pick_tall(5),
+            pick_tall(8),
+            pick_tall(9),
             pick_tall(32)
         ],
         [
             "ring_t1_tall_fused",
             "ring_t2_tall_fused",
             "ring_t4_tall",
+            "ring_mma_128x8",
+            "ring_mma_128x8",
             "widen_128x16",
             "widen_112x32"
         ]
@@ -501,7 +506,7 @@ fn the_embedded_default_is_complete_and_valid() {
     );
     // Three or four tokens: the ring by m and K, as far as its shared memory goes (three tokens in a three-token
     // ring at K <= 4096, decode log 36; ring_t4 to K = 14080 and the 36-row ring beyond, decode log 41); the
-    // widened engine beyond.
+    // widened engine beyond below m = 8192, the fragment ring (whose shared memory does not grow with K) from it.
     let pick_at = |m, n, k| chosen(&config, Layout::Padded, m, n, k);
     assert_eq!(
         [
@@ -522,7 +527,7 @@ fn the_embedded_default_is_complete_and_valid() {
             "ring_t4_long_k",
             "ring_t4_long_k",
             "widen_128x16_ks4",
-            "widen_128x16"
+            "ring_mma_128x8"
         ]
     );
     // 33-96 tokens below m = 8192 at K = 4096, with every matmul queued early (decode log 29): the widened engine

@@ -8,7 +8,8 @@ use crate::fields::description_lines;
 use crate::layout::{
     ring_barrier_bytes, ring_fused_records_at_once, ring_record_pieces_at_once, shared_layout,
     stream_offset_in_sums, stream_rows_at_once, Region, SharedLayout, PADDED_BLOCK_BYTES,
-    RING_RECORD_BYTES, RING_RECORD_OFFSETS, RING_RECORD_SCALES, STREAM_SUPERBLOCKS_PER_PASS,
+    RING_FRAGMENT_SUPERBLOCKS, RING_RECORD_BYTES, RING_RECORD_OFFSETS, RING_RECORD_SCALES,
+    STREAM_SUPERBLOCKS_PER_PASS,
 };
 use crate::name::canonical_name;
 use crate::validate::validate;
@@ -100,6 +101,8 @@ const TEMPLATES: &[(&str, &str)] = embedded_templates![
     "superblock_end.cu.tera",
     "stream.cu.tera",
     "stream_ring.cu.tera",
+    "stream_ring_fragments.cu.tera",
+    "mma_k16.cu.tera",
 ];
 
 /// One region of the shared-memory layout, as the templates name it.
@@ -221,6 +224,10 @@ struct RenderContext {
     token_unroll: u32,
     /// A ring warp's lanes take one super-block of 32 rows (`ring_lanes = rows`).
     ring_lanes_rows: bool,
+    /// A ring warp takes 16 rows of every super-block of a stage as mma fragments (`ring_lanes = fragments`).
+    ring_lanes_fragments: bool,
+    /// Super-blocks of every row a stage of such a ring holds.
+    ring_fragment_superblocks: u32,
     /// A ring's launch bounds name its blocks an SM even when that is one ([`ring_names_blocks_per_sm`]).
     ring_names_blocks_per_sm: bool,
     /// The numerics mode's keyword (`int_per32`, ...).
@@ -462,6 +469,7 @@ fn render_context(
         ring_barrier_bytes: ring_barrier_bytes(desc),
         ring_record_pieces_at_once: ring_record_pieces_at_once(desc),
         ring_fused_records_at_once: ring_fused_records_at_once(desc),
+        ring_fragment_superblocks: RING_FRAGMENT_SUPERBLOCKS,
         wgmma: desc.engine.is_wgmma(),
         reads_blocks: !desc.engine.is_prefolded() || !block_fetches.is_empty(),
         q6k: Q6K,
@@ -476,6 +484,7 @@ fn render_context(
         chunk_unroll: desc.chunk_unroll,
         token_unroll: desc.token_unroll,
         ring_lanes_rows: desc.ring_lanes == RingLanes::Rows,
+        ring_lanes_fragments: desc.ring_lanes == RingLanes::Fragments,
         ring_names_blocks_per_sm: ring_names_blocks_per_sm(desc.threads()),
         mode: desc.mode.keyword(),
         scale_fetch: desc.scale_fetch.keyword(),

@@ -8,7 +8,10 @@ use cudarc::driver::sys::{
     self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
-use mmqgen_codegen::{shared_layout, Refill, VariantDescription, PADDED_BLOCK_BYTES, SUPERBLOCK_K};
+use mmqgen_codegen::{
+    shared_layout, Refill, RingLanes, VariantDescription, PADDED_BLOCK_BYTES,
+    RING_FRAGMENT_SUPERBLOCKS, SUPERBLOCK_K,
+};
 
 /// The kernel's `TensorMaps` parameter: three `CUtensorMap`s of 128 bytes, 64-byte aligned.
 #[repr(C, align(64))]
@@ -105,8 +108,10 @@ pub struct Boxes {
     /// 16-bit elements of a weight row's box, and its rows (`nbj`).
     weight_elements: u32,
     weight_rows: u32,
-    /// 16-bit elements of a token row's box, and its rows (`tile_n`).
+    /// Elements of a token row's box (16-bit, or 32-bit for a fragment ring, whose rows are longer than 256
+    /// 16-bit elements), and its rows (`tile_n`).
     token_elements: u32,
+    token_element_bytes: u32,
     token_rows: u32,
     /// Chunks of the scales' box (`kdr`): rows of `tile_n` scales, one a chunk.
     scale_rows: u32,
@@ -120,10 +125,22 @@ impl Boxes {
         }
         let layout = shared_layout(desc);
         let stride = |region: &str| layout.region(region).map_or(0, |r| r.row_stride);
+        if desc.ring_lanes == RingLanes::Fragments {
+            // A ring's box is one row group's 16 rows, and a stage holds RING_FRAGMENT_SUPERBLOCKS super-blocks.
+            return Some(Boxes {
+                weight_elements: stride("smem_weights") / 2,
+                weight_rows: 16,
+                token_elements: stride("smem_activations") / 4,
+                token_element_bytes: 4,
+                token_rows: desc.tile_n,
+                scale_rows: RING_FRAGMENT_SUPERBLOCKS * 8,
+            });
+        }
         Some(Boxes {
             weight_elements: stride("smem_weights") / 2,
             weight_rows: desc.nbj,
             token_elements: stride("smem_activations") / 2,
+            token_element_bytes: 2,
             token_rows: desc.tile_n,
             scale_rows: desc.kdr,
         })
@@ -165,7 +182,8 @@ impl Boxes {
         k: usize,
     ) -> CallMaps {
         let superblocks = (k / SUPERBLOCK_K as usize) as u64;
-        // The blocks and the tokens are read as 16-bit elements: a box's row may then be up to 512 bytes.
+        // The blocks and the tokens are read as 16-bit elements (a box's row may then be up to 512 bytes), a fragment
+        // ring's tokens as 32-bit ones (its rows are 528 bytes).
         let weights = weights.map(|address| Map2d {
             name: "weights",
             data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
@@ -178,9 +196,13 @@ impl Boxes {
         });
         let tokens = Map2d {
             name: "tokens",
-            data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+            data_type: if self.token_element_bytes == 4 {
+                CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT32
+            } else {
+                CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16
+            },
             address: act_q,
-            row_elements: k as u64 / 2,
+            row_elements: k as u64 / u64::from(self.token_element_bytes),
             rows: n as u64,
             row_bytes: k as u64,
             box_elements: self.token_elements,
@@ -239,6 +261,7 @@ mod tests {
             weight_elements: 120,
             weight_rows: 128,
             token_elements: 136,
+            token_element_bytes: 2,
             token_rows: 128,
             scale_rows: 8,
         };
@@ -253,5 +276,38 @@ mod tests {
                 "a map's row stride is a multiple of 16 bytes"
             );
         }
+    }
+
+    #[test]
+    fn a_fragment_rings_boxes_are_a_row_group_and_a_stage_of_tokens() {
+        use mmqgen_codegen::{Arch, ArchSet, Engine, ExpandWidth, ScaleFetch};
+        let desc = VariantDescription {
+            name: "ring".into(),
+            engine: Engine::StreamRing,
+            kdr: 8,
+            nbj: 112,
+            tile_n: 16,
+            warps_m: 7,
+            warps_n: 2,
+            scale_fetch: ScaleFetch::Narrow,
+            expand: ExpandWidth::Uint4,
+            stages: 3,
+            refill: Refill::Tma,
+            ring_lanes: RingLanes::Fragments,
+            archs: ArchSet::EMPTY.with(Arch::Sm90),
+            ..VariantDescription::DEFAULTS
+        };
+        mmqgen_codegen::validate(&desc).unwrap();
+        let boxes = Boxes::of(&desc).unwrap();
+        let maps = boxes.maps(Some(0), 0, 0, 14336, 13, 4096);
+        let weights = maps.weights.unwrap();
+        // Two super-blocks of 16 rows and the next 16 bytes (the pad a row's slots have), as 16-bit elements.
+        assert_eq!((weights.box_elements, weights.box_rows), (232, 16));
+        // 512 bytes of a token and the next 16, as 32-bit elements: 264 16-bit ones would pass the box limit.
+        assert_eq!((maps.tokens.box_elements, maps.tokens.box_rows), (132, 16));
+        assert_eq!(maps.tokens.row_elements, 1024);
+        assert_eq!(maps.tokens.row_bytes, 4096);
+        // 16 chunks of 16 tokens' scales.
+        assert_eq!((maps.scales.box_elements, maps.scales.box_rows), (16, 16));
     }
 }
