@@ -6,7 +6,7 @@
 //! NVRTC is mandatory in CI (`MMQGEN_REQUIRE_NVRTC=1`): there its absence fails the test. Elsewhere the test
 //! prints a visible SKIPPED line.
 
-use mmqgen::codegen::{CpAsync, Engine, ExpandWidth, Refill};
+use mmqgen::codegen::{CpAsync, Engine, ExpandWidth, Refill, RingLanes};
 use mmqgen::compile::inspect::inspect;
 
 #[test]
@@ -59,7 +59,12 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                         assert_eq!(sass.ldgsts, 0, "{at}: the streaming engine stages nothing");
                     }
                     Engine::StreamRing => {
-                        assert!(sass.idp4a > 0, "{at}: no IDP.4A");
+                        if variant.ring_lanes == RingLanes::Fragments {
+                            // The widened engine's m16n8k16 (its -32 tile signed, the q6 rows unsigned).
+                            assert!(sass.imma_16816_s8 > 0, "{at}: no IMMA.16816.S8.S8");
+                        } else {
+                            assert!(sass.idp4a > 0, "{at}: no IDP.4A");
+                        }
                         if layout == "padded" {
                             // The blocks arrive by bulk copies alone: the only global loads are the tokens'.
                             assert_eq!(
@@ -101,9 +106,11 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                 } else {
                     assert_eq!(sass.ldgsts, 0, "{at}: LDGSTS without cp.async");
                 }
+                // A fragment ring's tokens arrive by tensor copies as its weights do: no global load at all.
                 if layout == "padded"
                     && variant.expand == ExpandWidth::Uint4
                     && !variant.engine.builds_rows_in_registers()
+                    && variant.ring_lanes != RingLanes::Fragments
                 {
                     assert!(
                         sass.ldg.b128 > 0,
