@@ -196,6 +196,10 @@ pub struct VariantDescription {
     pub token_unroll: u32,
     /// Which items a warp of the ring engine takes from a stage ([`RingLanes`]). Other engines: `superblocks`.
     pub ring_lanes: RingLanes,
+    /// Warps along K in a ring whose warps run mma fragments (`ring_lanes = fragments`): each group of the block's
+    /// warps takes a contiguous run of whole segments with a ring of its own, and the first adds the later groups'
+    /// segment sums in K order at the end (NUMERICS.md 4). Other variants: 1.
+    pub warps_k: u32,
     pub archs: ArchSet,
     /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).
     pub allow_spills: bool,
@@ -483,12 +487,13 @@ impl VariantDescription {
         chunk_unroll: 0,
         token_unroll: 0,
         ring_lanes: RingLanes::Superblocks,
+        warps_k: 1,
         archs: ArchSet::EMPTY.with(Arch::Sm90),
         allow_spills: false,
     };
 
     pub fn threads(&self) -> u32 {
-        32 * self.warps_m * self.warps_n
+        32 * self.warps_m * self.warps_n * self.warps_k
     }
 }
 

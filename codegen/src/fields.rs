@@ -357,7 +357,7 @@ macro_rules! cp_async_field {
 }
 
 /// The number of fields a description has.
-pub const FIELD_COUNT: usize = 24;
+pub const FIELD_COUNT: usize = 25;
 
 /// Every field of a description, in canonical order (the order of the header and of the expansion).
 pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
@@ -391,6 +391,7 @@ pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
     unroll_field!(chunk_unroll, "u"),
     unroll_field!(token_unroll, "tu"),
     keyword_field!(ring_lanes: RingLanes, "lanes"),
+    count_field!(warps_k, "wk"),
     field!(
         archs,
         FieldKind::Archs {
@@ -554,6 +555,7 @@ mod tests {
             chunk_unroll: 4,
             token_unroll: 1,
             ring_lanes: RingLanes::Rows,
+            warps_k: 2,
             archs: ArchSet::EMPTY.with(Arch::Sm80).with(Arch::Sm90),
             allow_spills: true,
         }
@@ -620,6 +622,7 @@ mod tests {
                 "chunk_unroll         = full",
                 "token_unroll         = full",
                 "ring_lanes           = superblocks",
+                "warps_k              = 1",
             ]
         );
     }

@@ -2,7 +2,8 @@
 //! and the renderer (the offsets in the generated code) call, so the two can never disagree.
 
 use crate::description::{
-    Engine, NumericsMode, Refill, RingLanes, Totals, VariantDescription, SUPERBLOCK_K,
+    Engine, NumericsMode, Refill, RingLanes, Totals, VariantDescription, SEGMENT_SUPERBLOCKS,
+    SUPERBLOCK_K,
 };
 
 /// Bytes added to every staged row so that neighbouring rows start in different banks, keeping 16-byte alignment.
@@ -289,7 +290,12 @@ pub fn ring_barrier_bytes(desc: &VariantDescription) -> u32 {
         .saturating_mul(desc.stages)
         .saturating_mul(desc.warps_m);
     if desc.ring_lanes == RingLanes::Fragments {
-        return round16(warp_barriers.saturating_add(12u32.saturating_mul(desc.stages)));
+        // A set a group of warps along K.
+        return round16(
+            warp_barriers
+                .saturating_add(12u32.saturating_mul(desc.stages))
+                .saturating_mul(desc.warps_k),
+        );
     }
     round16(warp_barriers)
 }
@@ -408,7 +414,10 @@ fn ring_fragments_layout(desc: &VariantDescription) -> SharedLayout {
         });
         offset = offset.saturating_add(bytes);
     }
-    let ring = stage.saturating_mul(desc.stages);
+    // With warps_k > 1 each group of warps along K has a ring of its own, one after the other.
+    let ring = stage
+        .saturating_mul(desc.stages)
+        .saturating_mul(desc.warps_k);
     regions.push(Region {
         name: "smem_ring_barriers",
         offset: ring,
@@ -436,8 +445,13 @@ pub fn ring_shared_bytes(desc: &VariantDescription, k: u64) -> u64 {
     let superblocks = k / 256;
     let fixed = u64::from(shared_layout(desc).total_bytes);
     if desc.ring_lanes == RingLanes::Fragments {
-        // Its records come stage by stage with the weights, and its sums stay in registers.
-        return fixed;
+        // Its records come stage by stage with the weights and its sums stay in registers, but for the segment sums
+        // of the later groups of warps along K, which the first adds at the end.
+        let segments = superblocks.div_ceil(u64::from(SEGMENT_SUPERBLOCKS));
+        let first_group = segments.div_ceil(u64::from(desc.warps_k.max(1)));
+        let later = segments.saturating_sub(first_group);
+        return fixed
+            + (u64::from(desc.nbj) * u64::from(desc.tile_n) * later * 4).div_ceil(16) * 16;
     }
     let records = u64::from(desc.tile_n) * superblocks * u64::from(RING_RECORD_BYTES);
     let sums = u64::from(desc.nbj) * (superblocks * u64::from(desc.tile_n) + 1) * 4;
@@ -455,7 +469,7 @@ pub fn ring_max_k(desc: &VariantDescription, limit: u32) -> u64 {
     if !fits(1) {
         return 0;
     }
-    if desc.ring_lanes == RingLanes::Fragments {
+    if desc.ring_lanes == RingLanes::Fragments && desc.warps_k == 1 {
         // Its records come stage by stage: no K is too long.
         return u64::MAX;
     }

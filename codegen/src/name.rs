@@ -55,8 +55,14 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
         RingLanes::Rows => "_lr",
         RingLanes::Fragments => "_lf",
     };
+    // Only a fragment ring may split K between its warps; one group is not named.
+    let warps_k = if desc.warps_k > 1 {
+        format!("_wk{}", desc.warps_k)
+    } else {
+        String::new()
+    };
     format!(
-        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{quantizer}{unroll}{token_unroll}{ring_lanes}{occupancy}",
+        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{quantizer}{unroll}{token_unroll}{ring_lanes}{warps_k}{occupancy}",
         desc.engine,
         desc.mode,
         desc.nbj,

@@ -162,6 +162,8 @@ pub const TMA_MAX_BOX_ROWS: u32 = 256;
 pub const RING_MAX_TOKENS: u32 = 8;
 /// The token tiles of a ring whose warps run mma fragments (`ring_lanes = fragments`): one or two of 8 tokens.
 pub const RING_FRAGMENT_TOKENS: [u32; 2] = [8, 16];
+/// The legal `warps_k` values: groups of a fragment ring's warps along K, each with whole segments.
+pub const RING_WARPS_K: [u32; 3] = [1, 2, 4];
 /// Row groups a fragment ring may have: each has a named barrier of its own (1..=15; 0 is the block's).
 pub const RING_FRAGMENT_ROW_GROUPS: u32 = 15;
 
@@ -203,18 +205,19 @@ fn validate_stream_ring(desc: &VariantDescription, errors: &mut Vec<FieldError>)
                 && desc.tile_n.is_multiple_of(desc.warps_n.max(1))
                 && tokens_per_warp.is_multiple_of(8)
                 && desc.nbj == 16 * desc.warps_m
-                && desc.warps_m <= RING_FRAGMENT_ROW_GROUPS,
+                && desc.warps_m * desc.warps_k <= RING_FRAGMENT_ROW_GROUPS,
             "tile_n",
             format!(
                 "ring_lanes = fragments gives each warp 16 rows as mma fragments against 8 or 16 of the block's \
                  tokens: tile_n must be {}, warps_n 1 or 2 with at least 8 tokens a warp, nbj 16 x warps_m and \
-                 warps_m at most {RING_FRAGMENT_ROW_GROUPS} (a named barrier a row group); got tile_n = {}, \
-                 warps_n = {}, nbj = {}, warps_m = {}",
+                 warps_m x warps_k at most {RING_FRAGMENT_ROW_GROUPS} (a named barrier a row group); got tile_n = {}, \
+                 warps_n = {}, nbj = {}, warps_m = {}, warps_k = {}",
                 one_of(&RING_FRAGMENT_TOKENS),
                 desc.tile_n,
                 desc.warps_n,
                 desc.nbj,
-                desc.warps_m
+                desc.warps_m,
+                desc.warps_k
             ),
         );
         check(
@@ -438,6 +441,21 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             "token_unroll must be full, or 1 with engine stream_ring (the only engine with a loop over a block's \
              tokens inside a thread); got {} with engine {}",
             desc.token_unroll, desc.engine
+        ),
+    );
+    check(
+        &mut errors,
+        RING_WARPS_K.contains(&desc.warps_k)
+            && (desc.warps_k == 1 || desc.ring_lanes == RingLanes::Fragments),
+        "warps_k",
+        format!(
+            "warps_k splits K between the warps of a ring whose warps run mma fragments: it must be {}, and more \
+             than 1 only with engine stream_ring and ring_lanes = fragments; got warps_k = {} with engine {} and \
+             ring_lanes = {}",
+            one_of(&RING_WARPS_K),
+            desc.warps_k,
+            desc.engine,
+            desc.ring_lanes
         ),
     );
     check(

@@ -442,7 +442,7 @@ fn the_embedded_default_is_complete_and_valid() {
         ],
         [
             "ring_t1",
-            "widen_128x16_ks4",
+            "ring_mma_32x8_k4",
             "widen_64x32_ks4",
             "regfold_64x64_ks4",
             "tma_64x96_w2",
@@ -503,6 +503,16 @@ fn the_embedded_default_is_complete_and_valid() {
             chosen(&config, Layout::Padded, 14336, 2, 16384)
         ],
         ["ring_t4_tall", "ring_t2_tall_fused", "ring_t2"]
+    );
+    // Five to eight tokens below m = 8192: the fragment ring with K split between its warps (decode log 43), at any
+    // K; the widened engine from 9.
+    assert_eq!(
+        [
+            chosen(&config, Layout::Padded, 4096, 5, 4096),
+            chosen(&config, Layout::Padded, 4096, 8, 14336),
+            chosen(&config, Layout::Padded, 4096, 9, 4096)
+        ],
+        ["ring_mma_32x8_k4", "ring_mma_32x8_k4", "widen_128x16_ks4"]
     );
     // Three or four tokens: the ring by m and K, as far as its shared memory goes (three tokens in a three-token
     // ring at K <= 4096, decode log 36; ring_t4 to K = 14080 and the 36-row ring beyond, decode log 41); the

@@ -105,6 +105,19 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
             "ring_lanes",
             on_ring(4, 16, &[("ring_lanes", word("rows"))]),
         ),
+        (
+            "warps_k",
+            on_ring(
+                8,
+                2,
+                &[
+                    ("stages", Int(2)),
+                    ("refill", word("tma")),
+                    ("ring_lanes", word("fragments")),
+                    ("warps_k", Int(2)),
+                ],
+            ),
+        ),
     ]
 }
 

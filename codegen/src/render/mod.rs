@@ -228,6 +228,8 @@ struct RenderContext {
     ring_lanes_fragments: bool,
     /// Super-blocks of every row a stage of such a ring holds.
     ring_fragment_superblocks: u32,
+    /// Groups of such a ring's warps along K (`warps_k`).
+    warps_k: u32,
     /// A ring's launch bounds name its blocks an SM even when that is one ([`ring_names_blocks_per_sm`]).
     ring_names_blocks_per_sm: bool,
     /// The numerics mode's keyword (`int_per32`, ...).
@@ -470,6 +472,7 @@ fn render_context(
         ring_record_pieces_at_once: ring_record_pieces_at_once(desc),
         ring_fused_records_at_once: ring_fused_records_at_once(desc),
         ring_fragment_superblocks: RING_FRAGMENT_SUPERBLOCKS,
+        warps_k: desc.warps_k,
         wgmma: desc.engine.is_wgmma(),
         reads_blocks: !desc.engine.is_prefolded() || !block_fetches.is_empty(),
         q6k: Q6K,
