@@ -353,23 +353,33 @@ fn ring_layout(desc: &VariantDescription) -> SharedLayout {
         RingLanes::Fragments => unreachable!("laid out by ring_fragments_layout"),
     };
     let ring = slots.saturating_mul(desc.stages);
+    let regions = vec![Region {
+        name: "smem_ring",
+        offset: 0,
+        bytes: ring,
+        row_stride,
+    }];
+    ring_with_barriers(desc, regions, slots, ring)
+}
+
+/// A ring's layout from its regions (`ring` bytes in all, stages of `stage_bytes`), with its mbarriers
+/// ([`ring_barrier_bytes`]) after them.
+fn ring_with_barriers(
+    desc: &VariantDescription,
+    mut regions: Vec<Region>,
+    stage_bytes: u32,
+    ring: u32,
+) -> SharedLayout {
     let barriers = ring_barrier_bytes(desc);
+    regions.push(Region {
+        name: "smem_ring_barriers",
+        offset: ring,
+        bytes: barriers,
+        row_stride: 8,
+    });
     SharedLayout {
-        regions: vec![
-            Region {
-                name: "smem_ring",
-                offset: 0,
-                bytes: ring,
-                row_stride,
-            },
-            Region {
-                name: "smem_ring_barriers",
-                offset: ring,
-                bytes: barriers,
-                row_stride: 8,
-            },
-        ],
-        stage_bytes: slots,
+        regions,
+        stage_bytes,
         stages: desc.stages,
         totals_bytes: 0,
         stage_barrier_bytes: 0,
@@ -398,7 +408,6 @@ fn ring_fragments_layout(desc: &VariantDescription) -> SharedLayout {
     let tokens = desc.tile_n.saturating_mul(token_row);
     let scales = (RING_FRAGMENT_SUPERBLOCKS * 8).saturating_mul(scale_row);
     let stage = weights.saturating_add(tokens).saturating_add(scales);
-    let barriers = ring_barrier_bytes(desc);
     let mut regions = Vec::new();
     let mut offset = 0u32;
     for (name, bytes, row_stride) in [
@@ -418,23 +427,7 @@ fn ring_fragments_layout(desc: &VariantDescription) -> SharedLayout {
     let ring = stage
         .saturating_mul(desc.stages)
         .saturating_mul(desc.warps_k);
-    regions.push(Region {
-        name: "smem_ring_barriers",
-        offset: ring,
-        bytes: barriers,
-        row_stride: 8,
-    });
-    SharedLayout {
-        regions,
-        stage_bytes: stage,
-        stages: desc.stages,
-        totals_bytes: 0,
-        stage_barrier_bytes: 0,
-        window_regions: Vec::new(),
-        window_buffers: 0,
-        window_buffer_bytes: 0,
-        total_bytes: ring.saturating_add(barriers),
-    }
+    ring_with_barriers(desc, regions, stage, ring)
 }
 
 /// The ring engine's shared memory for a call with K = `k`: the ring and its barriers ([`shared_layout`]), then
