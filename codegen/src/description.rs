@@ -114,8 +114,9 @@ pub enum RingLanes {
     /// broadcast), and a thread waits for every warp's copies, since its rows come from all of them.
     Rows,
     /// Sixteen rows a warp (`nbj = 16 * warps_m`) over every super-block of a stage, as the m16n8k16 fragments of
-    /// `mma_k16_widen` against 8 or 16 tokens: each warp copies its own rows and keeps its sums in registers,
-    /// and the stage's token records are copied once for the block by the last warp done with the slot.
+    /// `mma_k16_widen` against 8 or 16 tokens: each row group's rows come by one tensor copy on its own mbarrier, the
+    /// warps keep their sums in registers, and the stage's tokens are copied once for the block by the last warp
+    /// done with the slot (`refill = tma`).
     Fragments,
 }
 
