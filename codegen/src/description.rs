@@ -494,7 +494,11 @@ impl VariantDescription {
     };
 
     pub fn threads(&self) -> u32 {
-        32 * self.warps_m * self.warps_n * self.warps_k
+        // Saturating: the validator sees absurd descriptions before it refuses them.
+        32u32
+            .saturating_mul(self.warps_m)
+            .saturating_mul(self.warps_n)
+            .saturating_mul(self.warps_k)
     }
 }
 

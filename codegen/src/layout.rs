@@ -529,6 +529,21 @@ mod tests {
     }
 
     #[test]
+    fn absurd_warp_counts_are_refused_without_overflow() {
+        for (warps_m, warps_k) in [(u32::MAX, u32::MAX), (2, u32::MAX), (u32::MAX, 4)] {
+            let desc = VariantDescription {
+                name: "absurd".into(),
+                ring_lanes: RingLanes::Fragments,
+                refill: Refill::Tma,
+                warps_m,
+                warps_k,
+                ..ring(32, 8, 2, 2)
+            };
+            assert!(crate::validate::validate(&desc).is_err());
+        }
+    }
+
+    #[test]
     fn a_fragment_ring_takes_any_k_in_boxes_the_copy_engine_can_write() {
         let limit = Arch::Sm90.max_shared_bytes_per_block();
         for (nbj, tile_n, warps_m, stages) in [(128, 8, 8, 3), (112, 16, 7, 3), (32, 8, 2, 4)] {

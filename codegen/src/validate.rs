@@ -204,8 +204,8 @@ fn validate_stream_ring(desc: &VariantDescription, errors: &mut Vec<FieldError>)
                 && matches!(desc.warps_n, 1 | 2)
                 && desc.tile_n.is_multiple_of(desc.warps_n.max(1))
                 && tokens_per_warp.is_multiple_of(8)
-                && desc.nbj == 16 * desc.warps_m
-                && desc.warps_m * desc.warps_k <= RING_FRAGMENT_ROW_GROUPS,
+                && desc.nbj == desc.warps_m.saturating_mul(16)
+                && desc.warps_m.saturating_mul(desc.warps_k) <= RING_FRAGMENT_ROW_GROUPS,
             "tile_n",
             format!(
                 "ring_lanes = fragments gives each warp 16 rows as mma fragments against 8 or 16 of the block's \
@@ -538,16 +538,20 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     );
 
     let (tile_rows, tile_tokens) = engine_tile(desc.engine);
-    let warps = desc.warps_m.saturating_mul(desc.warps_n);
+    let warps = desc
+        .warps_m
+        .saturating_mul(desc.warps_n)
+        .saturating_mul(desc.warps_k);
     check(
         &mut errors,
         desc.warps_m >= 1 && desc.warps_n >= 1 && warps.saturating_mul(32) <= MAX_THREADS,
         "warps_m",
         format!(
-            "warps_m x warps_n must be between 1 and {} warps ({MAX_THREADS} threads); got {} x {}",
+            "warps_m x warps_n (x warps_k) must be between 1 and {} warps ({MAX_THREADS} threads); got {} x {} (x {})",
             MAX_THREADS / 32,
             desc.warps_m,
-            desc.warps_n
+            desc.warps_n,
+            desc.warps_k
         ),
     );
     let row_unit = desc.warps_m.max(1).saturating_mul(tile_rows);
