@@ -390,8 +390,8 @@ fn ring_with_barriers(
     }
 }
 
-/// Super-blocks of every row a stage of a ring with `ring_lanes = fragments` holds: each row's are one bulk copy
-/// of 448 bytes, a multiple of 64 that starts at one.
+/// Super-blocks of every row a stage of a ring with `ring_lanes = fragments` holds: each row's are 448 bytes of the
+/// row group's tensor copy, a multiple of 64 that starts at one.
 pub const RING_FRAGMENT_SUPERBLOCKS: u32 = 2;
 
 /// A ring with `ring_lanes = fragments`, stage by stage, each region one box of the copy engine (`refill = tma`):
