@@ -514,15 +514,17 @@ fn the_embedded_default_is_complete_and_valid() {
         ],
         ["ring_mma_32x8_k4", "ring_mma_32x8_k4", "widen_128x16_ks4"]
     );
-    // Three or four tokens: the ring by m and K, as far as its shared memory goes (three tokens in a three-token
-    // ring at K <= 4096, decode log 36; ring_t4 to K = 14080 and the 36-row ring beyond, decode log 41); the
-    // widened engine beyond below m = 8192, the fragment ring (whose shared memory does not grow with K) from it.
+    // Three or four tokens: the dp4a rings by m and K (three tokens in a three-token ring at K <= 4096, decode log
+    // 36; ring_t4 to K = 14080, decode log 41), the fragment ring with K in four groups from K = 9216 at four
+    // tokens and beyond ring_t4's K at three (decode log 44) below m = 8192, the fragment ring from it (neither's
+    // shared memory grows with K but for the four groups' segment sums).
     let pick_at = |m, n, k| chosen(&config, Layout::Padded, m, n, k);
     assert_eq!(
         [
             pick_at(4096, 3, 4096),
             pick_at(4096, 4, 4096),
             pick_at(4096, 4, 8192),
+            pick_at(4096, 4, 9216),
             pick_at(4096, 3, 12288),
             pick(3),
             pick(4),
@@ -533,10 +535,11 @@ fn the_embedded_default_is_complete_and_valid() {
             "ring_t3_fused",
             "ring_t4_fused",
             "ring_t4",
+            "ring_mma_32x8_k4",
             "ring_t4",
-            "ring_t4_long_k",
-            "ring_t4_long_k",
-            "widen_128x16_ks4",
+            "ring_mma_32x8_k4",
+            "ring_mma_32x8_k4",
+            "ring_mma_32x8_k4",
             "ring_mma_128x8"
         ]
     );
