@@ -1,14 +1,16 @@
 //! `mmqgen profile --variant NAME --shape m,n,k`: one kernel launch under Nsight Compute (`ncu`), read as the
 //! seed's r41-r43 read it: the throughput plane (L1TEX, L2, DRAM, issue slots) beside the stall plane (long
-//! scoreboard, barrier, MIO throttle, no-eligible cycles, achieved occupancy), then the SASS lines the stall
-//! samples are booked to.
+//! scoreboard, barrier, MIO throttle, no-eligible cycles, achieved occupancy), then the lines of the generated CUDA
+//! and of the SASS the stall samples are booked to.
 //!
 //! The profiler never touches the GPU itself. It runs this binary's parity child (`parity --child NAME --shape
 //! m,n,k --layout L`, one case in one process) under `ncu --clock-control none`, with `MMQGEN_LINE_INFO=1` in
 //! the child's environment so NVRTC compiles the kernel with line info, and profiles the first launch of the
 //! variant's `<canonical>_<layout>` kernel. Pass 1 collects a fixed metric list (`--csv --page raw`: a header
 //! row of metric names, a units row, one row per launch); pass 2 (`--section SourceCounters --page source
-//! --print-source sass --csv`) the per-instruction stall samples. Where `ncu` is not on PATH, or cannot read
+//! --print-source cuda,sass --csv`) the per-instruction stall samples, each under its CUDA line: the child writes
+//! the generated source into a temporary folder named by `MMQGEN_PROFILE_SOURCE_DIR` and compiles it under that
+//! path, which the line info records and ncu reads back. Where `ncu` is not on PATH, or cannot read
 //! the counters (ERR_NVGPUCTRPERM, a library that does not load), the run fails with one sentence.
 
 use std::ffi::{OsStr, OsString};
@@ -21,15 +23,16 @@ use mmqgen_codegen::{canonical_name, VariantDescription};
 use super::parity::{find_variant, LayoutChoice};
 use super::CliError;
 use crate::check::Shape;
+use crate::gpu::launch::PROFILE_SOURCE_DIR_ENV;
 use crate::measure::profile::{
-    parse_raw_csv, parse_source_csv, render_planes, render_sass, METRICS,
+    parse_raw_csv, parse_source_page, render_planes, render_source_page, METRICS,
 };
 
 /// The environment variable the compile path reads: `1` compiles with line info (`-lineinfo`).
 pub const LINE_INFO_ENV: &str = "MMQGEN_LINE_INFO";
 
-/// Stall-sampled SASS lines printed by pass 2.
-const TOP_SASS_LINES: usize = 10;
+/// Stall-sampled CUDA and SASS lines printed by pass 2 (of each).
+const TOP_SOURCE_LINES: usize = 10;
 
 /// `mmqgen profile --variant NAME --shape m,n,k [--layout raw|padded] [--seed N] [--no-source]`
 #[derive(Args, Clone, Debug)]
@@ -50,7 +53,7 @@ pub struct ProfileArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 
-    /// Skip the second ncu pass (SASS lines by stall samples).
+    /// Skip the second ncu pass (CUDA and SASS lines by stall samples).
     #[arg(long)]
     pub no_source: bool,
 }
@@ -197,21 +200,44 @@ pub fn run_with_lookup(
     print!("{}", render_planes(&kernel_metrics));
 
     if !args.no_source {
-        let stdout = pass(&[
-            "--section",
-            "SourceCounters",
-            "--page",
-            "source",
-            "--print-source",
-            "sass",
-            "--csv",
-        ])?;
+        // The child writes the generated source into a folder of this run's, under the name its line info
+        // records, so that ncu can print the CUDA lines beside the SASS; where that page gives no SASS lines
+        // (the folder could not be made, or ncu did not find the file), a second pass asks for the SASS alone.
+        let source_dir =
+            std::env::temp_dir().join(format!("mmqgen-profile-source-{}", std::process::id()));
+        let source_pass = |print: &str, dir: Option<&Path>| -> Result<String, CliError> {
+            let options = [
+                "--section",
+                "SourceCounters",
+                "--page",
+                "source",
+                "--print-source",
+                print,
+                "--csv",
+            ];
+            let mut cmd = ncu_command(&ncu, &options, &kernel, child_prefix, args, layout)?;
+            if let Some(dir) = dir {
+                cmd.env(PROFILE_SOURCE_DIR_ENV, dir);
+            }
+            run_pass(cmd)
+        };
+        let mut page = None;
+        if std::fs::create_dir_all(&source_dir).is_ok() {
+            let result = source_pass("cuda,sass", Some(&source_dir));
+            let _ = std::fs::remove_dir_all(&source_dir);
+            page = parse_source_page(&result?, TOP_SOURCE_LINES).filter(|p| !p.sass.is_empty());
+        }
+        let stdout = match page {
+            Some(_) => String::new(),
+            None => source_pass("sass", None)?,
+        };
+        let page = page.or_else(|| parse_source_page(&stdout, TOP_SOURCE_LINES));
         println!();
-        match parse_source_csv(&stdout, TOP_SASS_LINES) {
-            Some(lines) if !lines.is_empty() => print!("{}", render_sass(&lines)),
+        match page {
+            Some(page) if !page.sass.is_empty() => print!("{}", render_source_page(&page)),
             _ => {
-                // The source page's CSV layout was not checked against a real ncu here: when it does not parse,
-                // relay ncu's own lines (less its `==PROF==` chatter) rather than guess.
+                // When the page does not parse, relay ncu's own lines (less its `==PROF==` chatter) rather than
+                // guess.
                 println!("ncu's source page did not parse as expected; its lines follow:");
                 for line in stdout
                     .lines()

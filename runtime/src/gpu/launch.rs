@@ -1245,6 +1245,25 @@ pub fn build_variant(
     build_rendered_since(gpu, desc, rendered, cache_dir, start)
 }
 
+/// The environment variable `mmqgen profile` sets to a folder of its own in the process it profiles: with line info
+/// on, each compiled source is written there and compiled under that full path, which the line info records, so
+/// that ncu's source page can show the generated CUDA beside the SASS.
+pub const PROFILE_SOURCE_DIR_ENV: &str = "MMQGEN_PROFILE_SOURCE_DIR";
+
+/// NVRTC's name for `rendered`'s program: `<canonical>.cu`, or its full path in [`PROFILE_SOURCE_DIR_ENV`]'s folder
+/// once the source is written there (only with line info; a source that cannot be written keeps the short name).
+fn program_name(rendered: &RenderedVariant, line_info: bool) -> String {
+    let file = format!("{}.cu", rendered.canonical);
+    let Some(dir) = std::env::var_os(PROFILE_SOURCE_DIR_ENV).filter(|_| line_info) else {
+        return file;
+    };
+    let path = Path::new(&dir).join(&file);
+    match std::fs::write(&path, &rendered.source) {
+        Ok(()) => path.display().to_string(),
+        Err(_) => file,
+    }
+}
+
 /// Compiles an already rendered `desc` (its source possibly edited, e.g. a deliberate mutant from
 /// [`crate::check::mutants`]) with NVRTC for this GPU's architecture, or takes the cubin from `cache_dir` (the key
 /// hashes the source, so an edited source never meets the cubin of another), and loads it. `rendered` must come
@@ -1274,9 +1293,9 @@ fn build_rendered_since(
         arch: arch.clone(),
         source: Box::new(source),
     };
-    let program = format!("{}.cu", rendered.canonical);
     // `mmqgen profile` sets MMQGEN_LINE_INFO=1 in the process it profiles, so ncu can book stalls to lines.
     let line_info = std::env::var_os("MMQGEN_LINE_INFO").is_some_and(|v| v == "1");
+    let program = program_name(&rendered, line_info);
     let (cubin, from_cache) = match cache_dir {
         Some(dir) => {
             let (compiled, outcome) = CubinCache::new(dir.to_path_buf())

@@ -217,62 +217,159 @@ pub fn render_planes(k: &KernelMetrics) -> String {
     out
 }
 
-/// One SASS line of the source page with its stall samples.
+/// One SASS line of the source page with its stall samples, and the line of the generated CUDA it came from
+/// (when the page carries the CUDA source beside the SASS).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SassLine {
     pub address: String,
     pub source: String,
     pub samples: f64,
+    pub cuda_line: Option<u32>,
 }
 
-/// Parses `ncu --page source --print-source sass --csv`: a header row naming an address column, a `Source`
-/// column and a `Warp Stall Sampling (All Samples)` column (matched loosely: the first column whose name
-/// starts with `Warp Stall Sampling`), one row per instruction. Returns the `top` lines by samples, or none
-/// when the header is not there (the caller then prints ncu's lines as they came: this layout could not be
-/// checked against a real ncu where this was written).
-pub fn parse_source_csv(text: &str, top: usize) -> Option<Vec<SassLine>> {
+/// One line of the generated CUDA with the stall samples of its SASS lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CudaLine {
+    pub line: u32,
+    pub source: String,
+    pub samples: f64,
+}
+
+/// The source page, busiest lines first: SASS lines always, CUDA lines when ncu found the source.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SourcePage {
+    pub sass: Vec<SassLine>,
+    pub cuda: Vec<CudaLine>,
+}
+
+/// Parses `ncu --page source --csv` with `--print-source sass` (a header row naming an address column, a
+/// `Source` column and a `Warp Stall Sampling (All Samples)` column, matched loosely, one row per instruction) or
+/// `--print-source cuda,sass` (a `Line No` column first and two `Source` columns: each CUDA line's row, with its
+/// instructions' samples summed, then its instructions' rows with an empty line number; checked against ncu on
+/// the H200 in session 20). Returns the `top` lines of each kind by samples, or none when the header is not there
+/// (the caller then prints ncu's lines as they came).
+pub fn parse_source_page(text: &str, top: usize) -> Option<SourcePage> {
     let mut lines = text.lines().map(str::trim_end);
-    let header_line = lines.find(|l| l.starts_with('"') && l.contains("Source"))?;
+    let header_line =
+        lines.find(|l| l.starts_with('"') && l.contains("Source") && l.contains("Warp Stall"))?;
     let header = split_csv_line(header_line);
-    let source_col = header.iter().position(|h| h == "Source")?;
     let samples_col = header
         .iter()
         .position(|h| h.starts_with("Warp Stall Sampling"))?;
     let address_col = header.iter().position(|h| h.contains("Address"));
-    let mut out: Vec<SassLine> = lines
-        .filter(|l| l.starts_with('"'))
-        .map(split_csv_line)
-        .filter_map(|row| {
-            Some(SassLine {
+    let line_col = header.iter().position(|h| h == "Line No");
+    let sources: Vec<usize> = (0..header.len())
+        .filter(|&i| header[i] == "Source")
+        .collect();
+    // With CUDA lines the SASS text is the second `Source` column, else the only one.
+    let sass_source_col = *sources
+        .get(usize::from(line_col.is_some()))
+        .or(sources.first())?;
+    let mut page = SourcePage::default();
+    let mut current_line = None;
+    for text_row in lines.filter(|l| l.starts_with('"')) {
+        if line_col.is_some() {
+            if let Some(line) = parse_cuda_row(text_row, samples_col) {
+                current_line = Some(line.line);
+                if line.samples > 0.0 {
+                    page.cuda.push(line);
+                }
+                continue;
+            }
+        }
+        let row = split_csv_line(text_row);
+        let Some(samples) = row.get(samples_col).and_then(|v| parse_number(v)) else {
+            continue;
+        };
+        if samples > 0.0 {
+            page.sass.push(SassLine {
                 address: address_col
                     .and_then(|c| row.get(c))
                     .cloned()
                     .unwrap_or_default(),
-                source: row.get(source_col)?.trim().to_string(),
-                samples: parse_number(row.get(samples_col)?)?,
-            })
-        })
-        .filter(|l| l.samples > 0.0)
-        .collect();
-    out.sort_by(|a, b| b.samples.total_cmp(&a.samples));
-    out.truncate(top);
-    Some(out)
+                source: row
+                    .get(sass_source_col)
+                    .map_or("", |s| s.trim())
+                    .to_string(),
+                samples,
+                cuda_line: current_line,
+            });
+        }
+    }
+    page.sass.sort_by(|a, b| b.samples.total_cmp(&a.samples));
+    page.sass.truncate(top);
+    page.cuda.sort_by(|a, b| b.samples.total_cmp(&a.samples));
+    page.cuda.truncate(top);
+    Some(page)
 }
 
-/// Renders the top stall-sampled SASS lines with their share of all samples shown.
-pub fn render_sass(lines: &[SassLine]) -> String {
-    let total: f64 = lines.iter().map(|l| l.samples).sum();
-    let mut out = format!("SASS lines by stall samples (top {}):\n", lines.len());
-    for l in lines {
-        let share = if total > 0.0 {
-            100.0 * l.samples / total
-        } else {
-            0.0
-        };
+/// A CUDA line's row of the `cuda,sass` page: `"<line>","<source>","-","-","<counters>",...`. ncu writes the source
+/// without doubling its quotes (`asm("..." : "=r"(x))` comes as it is), so the row is cut at the first
+/// `","-","-","` (its empty address and SASS columns) rather than read as CSV; the counters after it are plain.
+fn parse_cuda_row(row: &str, samples_col: usize) -> Option<CudaLine> {
+    const SEPARATOR: &str = "\",\"-\",\"-\",\"";
+    let rest = row.strip_prefix('"')?;
+    let (line, rest) = rest.split_once("\",\"")?;
+    let line = line.parse::<u32>().ok()?;
+    let (source, counters) = rest.split_once(SEPARATOR)?;
+    // The counters start at the fifth column (line, source, address, SASS source).
+    let counters: Vec<&str> = counters.trim_end_matches('"').split("\",\"").collect();
+    let samples = parse_number(counters.get(samples_col.checked_sub(4)?)?)?;
+    Some(CudaLine {
+        line,
+        source: source.trim().to_string(),
+        samples,
+    })
+}
+
+/// The share of `samples` in `total`, in percent.
+fn share(samples: f64, total: f64) -> f64 {
+    if total > 0.0 {
+        100.0 * samples / total
+    } else {
+        0.0
+    }
+}
+
+/// Renders the top stall-sampled lines, CUDA first when there are any, each with its share of the samples shown.
+pub fn render_source_page(page: &SourcePage) -> String {
+    let mut out = String::new();
+    if !page.cuda.is_empty() {
+        let total: f64 = page.cuda.iter().map(|l| l.samples).sum();
         let _ = writeln!(
             out,
-            "{:>8} {:>5.1}%  {:<8} {}",
-            l.samples, share, l.address, l.source
+            "CUDA lines of the generated source by stall samples (top {}):",
+            page.cuda.len()
+        );
+        for l in &page.cuda {
+            let _ = writeln!(
+                out,
+                "{:>8} {:>5.1}%  line {:<5} {}",
+                l.samples,
+                share(l.samples, total),
+                l.line,
+                l.source
+            );
+        }
+        out.push('\n');
+    }
+    let total: f64 = page.sass.iter().map(|l| l.samples).sum();
+    let _ = writeln!(
+        out,
+        "SASS lines by stall samples (top {}):",
+        page.sass.len()
+    );
+    for l in &page.sass {
+        let line = l
+            .cuda_line
+            .map_or(String::new(), |n| format!("line {n:<5} "));
+        let _ = writeln!(
+            out,
+            "{:>8} {:>5.1}%  {:<8} {line}{}",
+            l.samples,
+            share(l.samples, total),
+            l.address,
+            l.source
         );
     }
     out
@@ -400,13 +497,63 @@ mod tests {
             "\"0x7f20\",\"BAR.SYNC.DEFER_BLOCKING 0x0\",\"1,050\",\"1,000\",\"64\"\n",
             "\"0x7f30\",\"EXIT\",\"0\",\"0\",\"64\"\n",
         );
-        let lines = parse_source_csv(text, 2).unwrap();
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0].source, "BAR.SYNC.DEFER_BLOCKING 0x0");
-        assert_eq!(lines[0].samples, 1050.0);
-        assert_eq!(lines[1].address, "0x7f00");
-        let rendered = render_sass(&lines);
-        assert!(rendered.contains("BAR.SYNC") && rendered.contains("top 2"));
-        assert_eq!(parse_source_csv("no csv here", 10), None);
+        let page = parse_source_page(text, 2).unwrap();
+        assert_eq!(page.sass.len(), 2);
+        assert!(page.cuda.is_empty());
+        assert_eq!(page.sass[0].source, "BAR.SYNC.DEFER_BLOCKING 0x0");
+        assert_eq!(page.sass[0].samples, 1050.0);
+        assert_eq!(page.sass[0].cuda_line, None);
+        assert_eq!(page.sass[1].address, "0x7f00");
+        let rendered = render_source_page(&page);
+        assert!(
+            rendered.contains("BAR.SYNC")
+                && rendered.contains("SASS lines by stall samples (top 2)")
+        );
+        assert!(!rendered.contains("CUDA lines"));
+        assert_eq!(parse_source_page("no csv here", 10), None);
+    }
+
+    /// An excerpt of what ncu printed on the H200 (session 20, lease 7) for `--print-source cuda,sass`, trimmed to
+    /// the first columns.
+    const CUDA_SASS_SAMPLE: &str = concat!(
+        "\"File Path\",\"/tmp/mmqgen-profile-source-1/q6k_x.cu\"\n",
+        "\"Function Name\",\"q6k_x_padded\"\n",
+        "\"Line No\",\"Source\",\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\",",
+        "\"Warp Stall Sampling (Not-issued Samples)\",\"# Samples\",\"Instructions Executed\"\n",
+        // ncu does not double the quotes of the source (and a counter column further on may hold "-" too).
+        "\"66\",\"asm(\"{ .reg .f16 h; cvt.f32.f16 %0, h; }\" : \"=f\"(value));\",\"-\",\"-\",\"2\",\"0\",\"2\",\"-\",\"-\",\"7\"\n",
+        "\"\",\"\",\"0x7f46437abf40\",\"      HADD2.F32 R50, -RZ, R50.H0_H0\",\"0\",\"0\",\"0\",\"7168\"\n",
+        "\"\",\"\",\"...\",\"...\",\"-\",\"-\",\"-\",\"-\"\n",
+        "\"\",\"\",\"0x7f46437abf90\",\"      HADD2.F32 R28, -RZ, R28.H0_H0\",\"2\",\"0\",\"2\",\"7168\"\n",
+        "\"448\",\"        barrier_wait(token_barriers + s % RING_STAGES, (s / RING_STAGES) & 1);\",\"-\",\"-\",\"353\",\"350\",\"353\",\"9000\"\n",
+        "\"\",\"\",\"0x7f46437ac100\",\"@!P0  BRA 0x7f46437ad000\",\"353\",\"350\",\"353\",\"9000\"\n",
+        "\"449\",\"        const uint8* tokens_of_stage = token_slots(s);\",\"-\",\"-\",\"0\",\"0\",\"0\",\"1792\"\n",
+    );
+
+    #[test]
+    fn books_sass_lines_to_their_cuda_lines() {
+        let page = parse_source_page(CUDA_SASS_SAMPLE, 10).unwrap();
+        assert_eq!(page.cuda.len(), 2, "lines without samples are left out");
+        assert_eq!(page.cuda[0].line, 448);
+        assert_eq!(page.cuda[0].samples, 353.0);
+        assert!(page.cuda[0]
+            .source
+            .starts_with("barrier_wait(token_barriers"));
+        assert_eq!(
+            page.cuda[1].source,
+            "asm(\"{ .reg .f16 h; cvt.f32.f16 %0, h; }\" : \"=f\"(value));"
+        );
+        assert_eq!(page.cuda[1].samples, 2.0);
+        assert_eq!(page.sass.len(), 2);
+        assert_eq!(page.sass[0].source, "@!P0  BRA 0x7f46437ad000");
+        assert_eq!(page.sass[0].cuda_line, Some(448));
+        assert_eq!(page.sass[1].address, "0x7f46437abf90");
+        assert_eq!(page.sass[1].cuda_line, Some(66));
+        let rendered = render_source_page(&page);
+        assert!(
+            rendered.starts_with("CUDA lines of the generated source by stall samples (top 2):")
+        );
+        assert!(rendered.contains("line 448") && rendered.contains("99.4%"));
+        assert!(rendered.contains("SASS lines by stall samples (top 2):"));
     }
 }
