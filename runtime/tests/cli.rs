@@ -275,3 +275,34 @@ fn a_reader_that_stops_early_gets_no_panic() {
         output.status
     );
 }
+
+#[test]
+fn check_writes_each_modules_sass_for_diffing() {
+    if !mmqgen::testing::nvrtc_or_skip("check_writes_each_modules_sass_for_diffing")
+        || !mmqgen::testing::cuobjdump_or_skip("check_writes_each_modules_sass_for_diffing")
+    {
+        return;
+    }
+    let dir = scratch("sass");
+    let output = mmqgen(&[
+        "check",
+        "--arch",
+        "sm_90",
+        "--variant",
+        "ring_t1",
+        "--sass-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let sass = std::fs::read_to_string(dir.join("ring_t1.sm_90.sass")).unwrap();
+    // Both entry points, whole: a diff of two of these files is a SASS diff of two descriptions.
+    assert!(sass.contains("_raw") && sass.contains("_padded"), "{sass}");
+    assert!(sass.lines().filter(|l| l.contains("EXIT")).count() >= 2);
+    let refused = mmqgen(&["check", "--no-sass", "--sass-dir", dir.to_str().unwrap()]);
+    assert!(!refused.status.success());
+}

@@ -18,6 +18,10 @@ pub struct CheckArgs {
     /// Skip the SASS summary even where cuobjdump is installed.
     #[arg(long)]
     no_sass: bool,
+    /// Also write each module's whole SASS (`cuobjdump --dump-sass`) to DIR/<variant>.<arch>.sass, to diff
+    /// between two descriptions or two versions of the templates.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_sass")]
+    sass_dir: Option<std::path::PathBuf>,
 }
 
 fn parse_arch(text: &str) -> Result<Arch, CliError> {
@@ -39,6 +43,10 @@ pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
             .map(|n| find_variant(all, n))
             .collect::<Result<_, _>>()?
     };
+    if let Some(dir) = &args.sass_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("could not make the SASS folder {}: {e}", dir.display()))?;
+    }
     let mut failures = Vec::new();
     println!(
         "{:<20} {:<6} {:<7} {:>5} {:>7} {:>6} {:>6} | {:<44} {:>6} {:>5} {:>5} {:>6} {:>6} {:>5} {:>5} {:>4}",
@@ -103,6 +111,20 @@ pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
                     r.stack_frame_bytes,
                     r.spill_stores_bytes + r.spill_loads_bytes
                 );
+            }
+            if let Some(dir) = &args.sass_dir {
+                match &report.sass_dump {
+                    Some(dump) => {
+                        let path = dir.join(format!("{}.{arch}.sass", report.name));
+                        std::fs::write(&path, dump)
+                            .map_err(|e| format!("could not write {}: {e}", path.display()))?;
+                    }
+                    None => failures.push(format!(
+                        "{} on {arch}: no SASS to write to {} (cuobjdump is not installed)",
+                        report.name,
+                        dir.display()
+                    )),
+                }
             }
             failures.extend(report.problems());
         }

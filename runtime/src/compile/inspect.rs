@@ -5,7 +5,9 @@
 use crate::codegen::render::{render, RenderError, RenderedVariant};
 use crate::codegen::{Arch, VariantDescription};
 use crate::compile::cache::{CacheError, CacheOutcome, CubinCache};
-use crate::compile::{compile_cubin, sass_summary, CompileError, KernelResources, SassSummary};
+use crate::compile::{
+    compile_cubin, parse_sass, sass_dump, CompileError, KernelResources, SassSummary,
+};
 
 /// One entry point's report on one architecture.
 #[derive(Clone, Debug)]
@@ -28,6 +30,8 @@ pub struct VariantReport {
     pub allow_spills: bool,
     /// Whether the cubin came from the cache (None when no cache was used).
     pub cache: Option<CacheOutcome>,
+    /// The module's whole `cuobjdump --dump-sass`, when the SASS was read (the summaries are made from it).
+    pub sass_dump: Option<String>,
 }
 
 /// A reason the check fails for a variant.
@@ -106,11 +110,12 @@ pub fn inspect(
         ),
     };
 
-    let sass = if with_sass {
-        sass_summary(&compiled.cubin)?
+    let sass_dump = if with_sass {
+        sass_dump(&compiled.cubin)?
     } else {
         None
     };
+    let sass = sass_dump.as_deref().map(parse_sass);
     let find = |kernel: &String| {
         compiled
             .report
@@ -162,5 +167,6 @@ pub fn inspect(
         entries,
         allow_spills: desc.allow_spills,
         cache: outcome,
+        sass_dump,
     })
 }

@@ -32,7 +32,7 @@ pub use nvrtc::{
     REQUIRED_NVRTC_MAJOR,
 };
 pub use report::{parse_ptxas_report, KernelResources};
-pub use sass::{find_cuobjdump, parse_sass, sass_summary, SassSummary, WidthCounts};
+pub use sass::{find_cuobjdump, parse_sass, sass_dump, sass_summary, SassSummary, WidthCounts};
 
 use std::path::PathBuf;
 

@@ -269,6 +269,11 @@ impl Drop for TempCubin {
 /// Disassembles `cubin` with cuobjdump and summarises each function.
 /// `Ok(None)` when no cuobjdump is found (see [`find_cuobjdump`]).
 pub fn sass_summary(cubin: &[u8]) -> Result<Option<Vec<SassSummary>>, CompileError> {
+    Ok(sass_dump(cubin)?.map(|dump| parse_sass(&dump)))
+}
+
+/// `cuobjdump --dump-sass` of `cubin`, as it prints it. `Ok(None)` when no cuobjdump is found.
+pub fn sass_dump(cubin: &[u8]) -> Result<Option<String>, CompileError> {
     let Some(tool) = find_cuobjdump()? else {
         return Ok(None);
     };
@@ -307,7 +312,7 @@ pub fn sass_summary(cubin: &[u8]) -> Result<Option<Vec<SassSummary>>, CompileErr
             stderr,
         });
     }
-    Ok(Some(parse_sass(&String::from_utf8_lossy(&output.stdout))))
+    Ok(Some(String::from_utf8_lossy(&output.stdout).into_owned()))
 }
 
 #[cfg(test)]
