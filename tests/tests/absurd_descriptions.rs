@@ -3,34 +3,29 @@
 //! shared-memory layout and the renderer. Tests build with overflow checks, so an unchecked product of two such
 //! fields (session 19 found one in `threads()`) fails here instead of wrapping silently in a release build.
 
-use mmqgen::codegen::fields::{set_field, FieldValue};
+use mmqgen::codegen::fields::{set_field, FieldKind, FieldValue, FIELD_TABLE};
 use mmqgen::codegen::render::render;
 use mmqgen::codegen::{canonical_name, shared_layout, validate};
 
-/// The description's unsigned fields.
-const COUNT_FIELDS: [&str; 12] = [
-    "kdr",
-    "nbj",
-    "tile_n",
-    "warps_m",
-    "warps_n",
-    "ksplit",
-    "stages",
-    "accumulator_sets",
-    "blocks_per_sm",
-    "chunk_unroll",
-    "token_unroll",
-    "warps_k",
-];
+/// The description's integer fields (counts and unrolls), from the field table: a new one is covered by itself.
+fn count_fields() -> Vec<&'static str> {
+    FIELD_TABLE
+        .iter()
+        .filter(|f| matches!(f.kind, FieldKind::Count | FieldKind::Unroll))
+        .map(|f| f.name)
+        .collect()
+}
 
 const ABSURD_VALUES: [i64; 6] = [0, 3, 65_535, 1 << 31, u32::MAX as i64, u32::MAX as i64 + 1];
 
 #[test]
 fn absurd_counts_are_refused_or_handled_without_overflow() {
+    let fields = count_fields();
+    assert_eq!(fields.len(), 12, "the integer fields: {fields:?}");
     let mut refused = 0;
     let mut tried = 0;
     for variant in mmqgen::catalogue::all() {
-        for field in COUNT_FIELDS {
+        for &field in &fields {
             for value in ABSURD_VALUES {
                 let mut desc = variant.clone();
                 // A value the field cannot hold is refused by set_field itself, with its sentence.
@@ -69,9 +64,10 @@ fn absurd_counts_are_refused_or_handled_without_overflow() {
 #[test]
 fn two_absurd_counts_together_are_refused_without_overflow() {
     // Products of two fields (warps_m x warps_k, nbj x stages, ...) are where an unchecked multiply overflows.
+    let fields = count_fields();
     for variant in mmqgen::catalogue::all() {
-        for (i, first) in COUNT_FIELDS.iter().enumerate() {
-            for second in &COUNT_FIELDS[i + 1..] {
+        for (i, first) in fields.iter().enumerate() {
+            for second in &fields[i + 1..] {
                 for value in [65_535, u32::MAX as i64] {
                     let mut desc = variant.clone();
                     let set = set_field(&mut desc, first, &FieldValue::Int(value))
