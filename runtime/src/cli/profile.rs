@@ -126,6 +126,19 @@ fn ncu_command(
     Ok(cmd)
 }
 
+/// Pass 2's options: the source page with `print` (`sass`, or `cuda,sass` for the CUDA lines beside it), as CSV.
+fn source_page(print: &str) -> [&str; 7] {
+    [
+        "--section",
+        "SourceCounters",
+        "--page",
+        "source",
+        "--print-source",
+        print,
+        "--csv",
+    ]
+}
+
 /// Runs one ncu pass; ncu's refusals become one sentence.
 fn run_pass(mut cmd: Command) -> Result<String, CliError> {
     let out = cmd
@@ -171,18 +184,19 @@ pub fn run_with_lookup(
     let ncu = locate_ncu(lookup)?;
     let kernel = format!("{}_{layout}", canonical_name(desc));
 
-    // One ncu pass over the child's launch of the kernel, with these options.
-    let pass = |options: &[&str]| -> Result<String, CliError> {
-        run_pass(ncu_command(
-            &ncu,
-            options,
-            &kernel,
-            child_prefix,
-            args,
-            layout,
-        )?)
+    // One ncu pass over the child's launch of the kernel, with these options (and the folder the child writes its
+    // source to, for the source page's CUDA lines).
+    let pass = |options: &[&str], source_dir: Option<&Path>| -> Result<String, CliError> {
+        let mut cmd = ncu_command(&ncu, options, &kernel, child_prefix, args, layout)?;
+        if let Some(dir) = source_dir {
+            cmd.env(PROFILE_SOURCE_DIR_ENV, dir);
+        }
+        run_pass(cmd)
     };
-    let stdout = pass(&["--csv", "--page", "raw", "--metrics", &METRICS.join(",")])?;
+    let stdout = pass(
+        &["--csv", "--page", "raw", "--metrics", &METRICS.join(",")],
+        None,
+    )?;
     let Some(kernel_metrics) = parse_raw_csv(&stdout).into_iter().next() else {
         return Err(format!(
             "ncu profiled no launch of {kernel} (variant {}, shape {}): the case may have been skipped on this \
@@ -205,33 +219,20 @@ pub fn run_with_lookup(
         // (the folder could not be made, or ncu did not find the file), a second pass asks for the SASS alone.
         let source_dir =
             std::env::temp_dir().join(format!("mmqgen-profile-source-{}", std::process::id()));
-        let source_pass = |print: &str, dir: Option<&Path>| -> Result<String, CliError> {
-            let options = [
-                "--section",
-                "SourceCounters",
-                "--page",
-                "source",
-                "--print-source",
-                print,
-                "--csv",
-            ];
-            let mut cmd = ncu_command(&ncu, &options, &kernel, child_prefix, args, layout)?;
-            if let Some(dir) = dir {
-                cmd.env(PROFILE_SOURCE_DIR_ENV, dir);
-            }
-            run_pass(cmd)
-        };
-        let mut page = None;
+        let mut with_cuda = None;
         if std::fs::create_dir_all(&source_dir).is_ok() {
-            let result = source_pass("cuda,sass", Some(&source_dir));
+            let result = pass(&source_page("cuda,sass"), Some(&source_dir));
             let _ = std::fs::remove_dir_all(&source_dir);
-            page = parse_source_page(&result?, TOP_SOURCE_LINES).filter(|p| !p.sass.is_empty());
+            with_cuda =
+                parse_source_page(&result?, TOP_SOURCE_LINES).filter(|p| !p.sass.is_empty());
         }
-        let stdout = match page {
-            Some(_) => String::new(),
-            None => source_pass("sass", None)?,
+        let (page, stdout) = match with_cuda {
+            Some(page) => (Some(page), String::new()),
+            None => {
+                let stdout = pass(&source_page("sass"), None)?;
+                (parse_source_page(&stdout, TOP_SOURCE_LINES), stdout)
+            }
         };
-        let page = page.or_else(|| parse_source_page(&stdout, TOP_SOURCE_LINES));
         println!();
         match page {
             Some(page) if !page.sass.is_empty() => print!("{}", render_source_page(&page)),
