@@ -538,13 +538,10 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     );
 
     let (tile_rows, tile_tokens) = engine_tile(desc.engine);
-    let warps = desc
-        .warps_m
-        .saturating_mul(desc.warps_n)
-        .saturating_mul(desc.warps_k);
+    let threads = desc.threads();
     check(
         &mut errors,
-        desc.warps_m >= 1 && desc.warps_n >= 1 && warps.saturating_mul(32) <= MAX_THREADS,
+        desc.warps_m >= 1 && desc.warps_n >= 1 && threads <= MAX_THREADS,
         "warps_m",
         format!(
             "warps_m x warps_n (x warps_k) must be between 1 and {} warps ({MAX_THREADS} threads); got {} x {} (x {})",
@@ -576,7 +573,8 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.tile_n, desc.warps_n, desc.engine
         ),
     );
-    if warps >= 1 && desc.nbj.is_multiple_of(row_unit) && desc.tile_n.is_multiple_of(token_unit) {
+    if threads >= 32 && desc.nbj.is_multiple_of(row_unit) && desc.tile_n.is_multiple_of(token_unit)
+    {
         let per_lane = (desc.nbj / desc.warps_m).saturating_mul(desc.tile_n / desc.warps_n) / 32;
         check(
         &mut errors,
