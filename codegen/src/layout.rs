@@ -431,7 +431,8 @@ fn ring_fragments_layout(desc: &VariantDescription) -> SharedLayout {
 }
 
 /// The ring engine's shared memory for a call with K = `k`: the ring and its barriers ([`shared_layout`]), then
-/// a [`RING_RECORD_BYTES`] record per token and super-block, then per row the sums of each super-block for each
+/// a [`RING_RECORD_BYTES`] record per token and super-block (of the largest split's when `ksplit > 1`), then per
+/// row the sums of each super-block for each
 /// token and its `d` (f32; each row's run one word longer than it needs, so that the lanes that walk rows in the
 /// epilogue read different banks). The kernel computes the same offsets from `k`.
 pub fn ring_shared_bytes(desc: &VariantDescription, k: u64) -> u64 {
@@ -446,6 +447,14 @@ pub fn ring_shared_bytes(desc: &VariantDescription, k: u64) -> u64 {
         return fixed
             + (u64::from(desc.nbj) * u64::from(desc.tile_n) * later * 4).div_ceil(16) * 16;
     }
+    // A split K gives a block the super-blocks of its split's whole segments, the most that any split takes.
+    let superblocks = if desc.ksplit > 1 {
+        let segments = superblocks.div_ceil(u64::from(SEGMENT_SUPERBLOCKS));
+        (segments.div_ceil(u64::from(desc.ksplit)) * u64::from(SEGMENT_SUPERBLOCKS))
+            .min(superblocks)
+    } else {
+        superblocks
+    };
     let records = u64::from(desc.tile_n) * superblocks * u64::from(RING_RECORD_BYTES);
     let sums = u64::from(desc.nbj) * (superblocks * u64::from(desc.tile_n) + 1) * 4;
     let d = u64::from(desc.nbj) * (superblocks + 1) * 4;
@@ -526,6 +535,28 @@ mod tests {
         assert_eq!(ring_max_k(&ring(112, 1, 8, 2), limit), 23552);
         // A ring that alone is over the limit takes no K at all.
         assert_eq!(ring_max_k(&ring(32, 1, 32, 4), limit), 0);
+    }
+
+    #[test]
+    fn a_split_ring_holds_its_largest_split_of_whole_segments() {
+        let whole = ring(128, 1, 8, 2);
+        let split = VariantDescription {
+            ksplit: 4,
+            ..whole.clone()
+        };
+        // K = 14336: 14 segments in splits of 3, 4, 3 and 4, so a block holds 16 super-blocks' records and sums, as
+        // the whole-K ring does at K = 4096.
+        assert_eq!(
+            ring_shared_bytes(&split, 14336),
+            ring_shared_bytes(&whole, 4096)
+        );
+        // K = 1024: one segment; three splits are empty and one takes it all.
+        assert_eq!(
+            ring_shared_bytes(&split, 1024),
+            ring_shared_bytes(&whole, 1024)
+        );
+        let limit = Arch::Sm90.max_shared_bytes_per_block();
+        assert!(ring_max_k(&split, limit) >= 4 * ring_max_k(&whole, limit) - 3 * 1024);
     }
 
     #[test]

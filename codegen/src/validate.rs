@@ -189,12 +189,20 @@ fn validate_stream_ring(desc: &VariantDescription, errors: &mut Vec<FieldError>)
     );
     let mut check = |ok: bool, field: &str, message: String| require(errors, ok, field, message);
     check(
-        desc.ksplit == 1 && desc.totals == Totals::Registers,
+        desc.totals == Totals::Registers,
+        "totals",
+        format!(
+            "engine stream_ring sums its super-blocks in shared memory itself: totals must be registers; got {}",
+            desc.totals
+        ),
+    );
+    check(
+        desc.ksplit == 1 || desc.ring_lanes == RingLanes::Superblocks,
         "ksplit",
         format!(
-            "engine stream_ring gives each block all of K for its rows and sums the segments in shared memory \
-             itself: ksplit must be 1 and totals registers; got ksplit = {}, totals = {}",
-            desc.ksplit, desc.totals
+            "engine stream_ring splits K across blocks only when its lanes take super-blocks (ring_lanes = \
+             superblocks); ring_lanes = {} walks all of K in every block: ksplit must be 1; got {}",
+            desc.ring_lanes, desc.ksplit
         ),
     );
     if desc.ring_lanes == RingLanes::Fragments {

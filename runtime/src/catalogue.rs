@@ -379,6 +379,15 @@ pub const RING_T1_TALL_FUSED: VariantDescription = variant! {
     name: "ring_t1_tall_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 1, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
 };
+/// `ring_t1_fused` with K split in four across blocks of 128 rows (ksplit = 4; decode log 46): each block streams
+/// and quantizes a quarter of K's segments, and the combine adds the segment sums in K order. The default at n = 1
+/// below m = 8192 where K's segments split evenly or nearly (20.4 against 21.7 µs for `ring_t1` at 4096x1x14336,
+/// 13.65 against 14.96 at 4096x1x8192); at K = 6144 and 10240 (splits of one or two and two or three segments)
+/// `ring_t1` stays ahead.
+pub const RING_T1_KS4_FUSED: VariantDescription = variant! {
+    name: "ring_t1_ks4_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 128, tile_n: 1, warps_m: 8,
+    warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
+};
 /// Two tokens, 8 warps over two stages (decode log 41: 16.3 / 23.35 against 18.3 / 25.05 µs with 16 warps over one
 /// stage at 4096 x 2 x 8192 / 14336): the default at n = 2 below m = 8192 for K above 4096.
 pub const RING_T2: VariantDescription = variant! {
@@ -515,6 +524,7 @@ pub fn all() -> Vec<VariantDescription> {
         RING_T1_TALL,
         RING_T1_FUSED,
         RING_T1_TALL_FUSED,
+        RING_T1_KS4_FUSED,
         RING_T2,
         RING_T2_FUSED,
         RING_T2_TALL_FUSED,

@@ -441,7 +441,7 @@ fn the_embedded_default_is_complete_and_valid() {
             pick(4096)
         ],
         [
-            "ring_t1",
+            "ring_t1_ks4_fused",
             "ring_mma_32x8_k4",
             "widen_64x32_ks4",
             "regfold_64x64_ks4",
@@ -569,6 +569,30 @@ fn the_embedded_default_is_complete_and_valid() {
     assert_eq!(pick_at(4096, 1, 4096), "ring_t1_fused");
     assert_eq!(pick_at(4096, 2, 4096), "ring_t2_fused");
     assert_eq!(pick_at(4096, 2, 14336), "ring_t2");
+    // One token below m = 8192 past K = 4096: K split in four where its segments split evenly or nearly (decode log
+    // 46), the whole-K ring between and beyond.
+    assert_eq!(
+        [
+            pick_at(4096, 1, 6144),
+            pick_at(4096, 1, 8192),
+            pick_at(4096, 1, 10240),
+            pick_at(4096, 1, 12288),
+            pick_at(4096, 1, 14336),
+            pick_at(4096, 1, 16384),
+            pick_at(4096, 1, 20480),
+            pick_at(8192, 1, 14336)
+        ],
+        [
+            "ring_t1",
+            "ring_t1_ks4_fused",
+            "ring_t1",
+            "ring_t1_ks4_fused",
+            "ring_t1_ks4_fused",
+            "ring_t1_ks4_fused",
+            "ring_t1",
+            "ring_t1_tall"
+        ]
+    );
     // Raw registrations never get the ring, and from n = 5 get picks measured on raw blocks (decode log 18).
     let raw = |m, n, k| chosen(&config, Layout::Raw, m, n, k);
     assert_eq!(

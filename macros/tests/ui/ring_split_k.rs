@@ -1,4 +1,5 @@
-// The ring engine gives each block all of K for its rows: a split K is refused.
+// A ring whose lanes take rows walks all of K in each block: a split K is refused (a ring whose lanes take
+// super-blocks may split it).
 use mmqgen_codegen::VariantDescription;
 
 const V: VariantDescription = mmqgen_macros::variant! {
@@ -7,10 +8,11 @@ const V: VariantDescription = mmqgen_macros::variant! {
     mode: int_per32,
     kdr: 8,
     nbj: 32,
-    tile_n: 1,
+    tile_n: 4,
     warps_m: 8,
     warps_n: 1,
     ksplit: 2,
+    ring_lanes: rows,
     scale_fetch: narrow,
     expand: uint4,
     stages: 2,

@@ -799,6 +799,9 @@ impl LoadedVariant {
             ws.quantized = None;
             self.queue_matmul(weights, Some(x), out, n, stream, ws)?;
             ws.quantized = Some(self.quantized(n, k));
+            if self.desc.ksplit > 1 {
+                self.combine(weights.m(), n, k, out, stream, ws)?;
+            }
             return Ok(());
         }
         self.quantize_activations(x, n, weights.k(), stream, ws)?;
