@@ -110,6 +110,48 @@ extern "C" __global__ void bulk_ring(const char* p, uint64 bytes, uint32 chunk, 
     }
     keep(acc, out);
 }
+// The fragment ring's copy pattern (ring_mma_128x8, decode log 43) without its tensor maps or its mma work: each warp
+// owns 16 rows of the block and streams them `per_stage` super-blocks at a time, `stages` deep, on mbarriers of its
+// own. `row_pieces` = 1: a stage is 16 separate copies (a row's 224 x per_stage bytes each, rows `row_bytes` apart);
+// 0: the warp's 16 rows are treated as one contiguous run and a stage is one copy of the same bytes.
+extern "C" __global__ void bulk_rows(const char* p, uint32 rows, uint32 row_bytes, uint32 per_stage, uint32 stages,
+                                     uint32 row_pieces, uint32* out) {
+    extern __shared__ __align__(128) char ring[];
+    __shared__ __align__(8) uint64 bars[32 * 8];
+    const uint32 warps = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const uint32 row0 = (blockIdx.x * warps + warp) * 16;
+    uint32 acc = 0;
+    if (lane == 0 && row0 < rows) {
+        const uint32 piece = 224 * per_stage, stage_bytes = 16 * piece, passes = row_bytes / piece;
+        for (uint32 s = 0; s < stages; ++s)
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(&bars[warp * 8 + s])));
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        char* my_ring = ring + (uint64)warp * stages * stage_bytes;
+        const char* base = p + (uint64)row0 * row_bytes;
+        auto issue = [&](uint32 pass, uint32 slot) {
+            const uint32 bar = smem_address(&bars[warp * 8 + slot]);
+            char* dst = my_ring + slot * stage_bytes;
+            if (row_pieces) {
+                asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(stage_bytes) : "memory");
+                for (uint32 r = 0; r < 16; ++r)
+                    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                                 ::"r"(smem_address(dst + r * piece)), "l"(base + (uint64)r * row_bytes + pass * piece),
+                                 "r"(piece), "r"(bar) : "memory");
+            } else {
+                bulk_copy(smem_address(dst), base + (uint64)pass * stage_bytes, stage_bytes, bar);
+            }
+        };
+        for (uint32 s = 0; s < stages && s < passes; ++s) issue(s, s);
+        uint32 slot = 0, phase = 0;
+        for (uint32 pass = 0; pass < passes; ++pass) {
+            wait_parity(smem_address(&bars[warp * 8 + slot]), phase);
+            acc ^= *(volatile uint32*)(my_ring + slot * stage_bytes);
+            if (pass + stages < passes) issue(pass + stages, slot);
+            if (++slot == stages) slot = 0, phase ^= 1;
+        }
+    }
+    keep(acc, out);
+}
 extern "C" __global__ void spin(long long cycles) {
     long long start = clock64();
     while (clock64() - start < cycles) {}

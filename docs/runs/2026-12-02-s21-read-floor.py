@@ -91,6 +91,31 @@ def time_launch(f, grid, threads, shared, make_args):
     return statistics.median(samples), min(samples)
 
 
+import sys
+if len(sys.argv) > 1 and sys.argv[1] == "rows":
+    # Session 21, lease 5: the fragment ring's copy pattern (bulk_rows) at 14336 x 4096 padded, rows against runs.
+    print(f"{sms.value} SMs, {REPS} timed launches each, median / best µs; 14336 rows x 3584 bytes (51.38 MB)")
+    rows_total, row_bytes = 14336, 16 * 224
+    results = []
+    for warps in (8, 7):
+        for per_stage, stages in ((2, 3), (2, 2), (4, 2), (1, 6)):
+            shared = warps * stages * 16 * 224 * per_stage
+            if shared > 227 * 1024:
+                continue
+            f = function("bulk_rows", shared)
+            grid = (rows_total + 16 * warps - 1) // (16 * warps)
+            for pieces in (1, 0):
+                med, best = time_launch(f, grid, 32 * warps, shared,
+                                        lambda b: [ctypes.c_uint64(b), ctypes.c_uint32(rows_total),
+                                                   ctypes.c_uint32(row_bytes), ctypes.c_uint32(per_stage),
+                                                   ctypes.c_uint32(stages), ctypes.c_uint32(pieces),
+                                                   ctypes.c_uint64(out)])
+                results.append((med, best, f"{grid} blocks of {warps} warps x 16 rows, {per_stage} super-blocks a "
+                                           f"stage, {stages} stages, {'16 row copies' if pieces else 'one run copy'} a stage"))
+    for med, best, what in sorted(results):
+        print(f"  {med:7.2f} / {best:7.2f}  {51.38e6 / med / 1e6:5.2f} TB/s  {what}")
+    raise SystemExit(0)
+
 SIZES = [("4096x4096 raw", 4096 * 16 * 210), ("4096x4096 padded", 4096 * 16 * 224),
          ("14336x4096 raw", 14336 * 16 * 210), ("14336x4096 padded", 14336 * 16 * 224)]
 print(f"{sms.value} SMs, clock {clock_khz.value / 1e6:.2f} GHz, {REPS} timed launches each, median / best µs")
