@@ -293,7 +293,7 @@ pub fn ring_barrier_bytes(desc: &VariantDescription) -> u32 {
         // A set a group of warps along K.
         return round16(
             warp_barriers
-                .saturating_add(12u32.saturating_mul(desc.stages))
+                .saturating_add(20u32.saturating_mul(desc.stages))
                 .saturating_mul(desc.warps_k),
         );
     }

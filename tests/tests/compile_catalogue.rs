@@ -95,8 +95,14 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                 }
                 // The register-fold engines copy the padded layout's blocks with cp.async whatever they declare,
                 // except with refill = tma, where the copy engine stages the tokens and scales on both layouts and
-                // the padded blocks too (raw blocks, 2-byte aligned, by plain loads and stores).
-                if variant.refill == Refill::Tma {
+                // the padded blocks too (raw blocks, 2-byte aligned, by plain loads and stores). A fragment ring
+                // copies its tokens with its lanes' cp.async instead (decode log 48), and only them.
+                if variant.ring_lanes == RingLanes::Fragments {
+                    assert!(
+                        sass.ldgsts > 0,
+                        "{at}: a fragment ring's token copies, but no LDGSTS"
+                    );
+                } else if variant.refill == Refill::Tma {
                     assert_eq!(sass.ldgsts, 0, "{at}: refill = tma, but LDGSTS");
                 } else if variant.cp_async_activations != CpAsync::Off
                     || variant.cp_async_plane != CpAsync::Off
@@ -106,7 +112,7 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                 } else {
                     assert_eq!(sass.ldgsts, 0, "{at}: LDGSTS without cp.async");
                 }
-                // A fragment ring's tokens arrive by tensor copies as its weights do: no global load at all.
+                // A fragment ring's weights arrive by tensor copies and its tokens by cp.async: no global load at all.
                 if layout == "padded"
                     && variant.expand == ExpandWidth::Uint4
                     && !variant.engine.builds_rows_in_registers()
