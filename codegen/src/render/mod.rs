@@ -412,10 +412,17 @@ fn render_context(
     } else {
         0
     };
-    let mut cp_async_widths: Vec<u32> = [cpa, cpp, activation_scale_piece, block_copies]
-        .into_iter()
-        .filter(|w| *w > 0)
-        .collect();
+    // A fragment ring's lanes copy its tokens 16 bytes at a time (decode log 48).
+    let token_copies = if desc.ring_lanes == RingLanes::Fragments {
+        16
+    } else {
+        0
+    };
+    let mut cp_async_widths: Vec<u32> =
+        [cpa, cpp, activation_scale_piece, block_copies, token_copies]
+            .into_iter()
+            .filter(|w| *w > 0)
+            .collect();
     cp_async_widths.sort_unstable();
     cp_async_widths.dedup();
 
