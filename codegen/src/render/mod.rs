@@ -103,7 +103,7 @@ const TEMPLATES: &[(&str, &str)] = embedded_templates![
     "stream_ring.cu.tera",
     "stream_ring_fragments.cu.tera",
     "mma_k16.cu.tera",
-    "combine.cu.tera",
+    "split_k.cu.tera",
 ];
 
 /// One region of the shared-memory layout, as the templates name it.
