@@ -2,7 +2,9 @@
 """Session 22 device probe: the chunk loops of docs/runs/2026-12-02-s22-loop-probe.cu, compiled by NVRTC to an sm_90
 cubin and run through the driver API (ctypes), so that the device needs no CUDA toolkit. One block an SM.
     python3 docs/runs/2026-12-02-s22-loop-probe.py [--cubin FILE]
-With --cubin it only compiles and writes the cubin (for cuobjdump --dump-resource-usage here)."""
+With --cubin it only compiles and writes the cubin (for cuobjdump --dump-resource-usage here).
+Session 23: --source FILE compiles another probe (which may include this one's, from docs/runs), and
+--kernel NAME:WARPS:ROWS:SHARED_BYTES (repeatable) times kernels this list does not name."""
 import ctypes
 import sys
 
@@ -15,6 +17,11 @@ KERNELS = (("fold_w8", 8, 128), ("k16_w8", 8, 128), ("fold_w8_global", 8, 128), 
            ("fold_w8_c_register", 8, 128), ("float_planes_w8_rz", 8, 128),
            ("wgmma_w8", 8, 128), ("wgmma_w8_fold_ahead", 8, 128), ("wgmma_w8_no_fold", 8, 128),
            ("fold_w8_int_superblock", 8, 128), ("wgmma_w8_int_superblock", 8, 128))
+if "--kernel" in sys.argv:
+    KERNELS = tuple(tuple(int(f) if i else f for i, f in enumerate(sys.argv[j + 1].split(":")))
+                    for j, a in enumerate(sys.argv) if a == "--kernel")
+if "--source" in sys.argv:
+    SOURCE = sys.argv[sys.argv.index("--source") + 1]
 if "--only" in sys.argv:
     KERNELS = tuple(k for k in KERNELS if k[0] in sys.argv[sys.argv.index("--only") + 1].split(","))
 WINDOWS = 64
@@ -28,7 +35,7 @@ def check(result, what):
 nvrtc = ctypes.CDLL("libnvrtc.so.13")
 prog = ctypes.c_void_p()
 check(nvrtc.nvrtcCreateProgram(ctypes.byref(prog), open(SOURCE, "rb").read(), b"probe.cu", 0, None, None), "nvrtcCreateProgram")
-opts = [b"--gpu-architecture=sm_90a", b"-std=c++17", b"--fmad=false"]
+opts = [b"--gpu-architecture=sm_90a", b"-std=c++17", b"--fmad=false", b"--include-path=docs/runs"]
 if nvrtc.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts)) != 0:
     size = ctypes.c_size_t()
     nvrtc.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
@@ -60,8 +67,8 @@ check(cuda.cuMemAlloc_v2(ctypes.byref(out), ctypes.c_size_t(132 * 512 * 64 * 4))
 start, stop = ctypes.c_void_p(), ctypes.c_void_p()
 check(cuda.cuEventCreate(ctypes.byref(start), 0), "cuEventCreate")
 check(cuda.cuEventCreate(ctypes.byref(stop), 0), "cuEventCreate")
-for name, warps, rows in KERNELS:
-    shared = rows * 240 + 128 * 272 + 8 * 128 * 4  # the wgmma loops' 128 x 256 token bytes fit in this too
+for name, warps, rows, *given in KERNELS:
+    shared = given[0] if given else rows * 240 + 128 * 272 + 8 * 128 * 4  # the wgmma loops' 128 x 256 token bytes fit in this too
     function = ctypes.c_void_p()
     check(cuda.cuModuleGetFunction(ctypes.byref(function), module, name.encode()), "cuModuleGetFunction")
     check(cuda.cuFuncSetAttribute(function, 8, shared), "max dynamic shared memory")
