@@ -65,6 +65,10 @@ pub enum NumericsMode {
     IntPer32,
     /// Integer sum over the super-block, one activation scale per 256.
     IntPer256,
+    /// Integer sum over the super-block, one activation scale per 256 and 12-bit activations (|v| <= 2047) held
+    /// as two int8 planes `v = 64 vh + vl`: 35x finer than `int_per32` at `int_per256`'s one conversion a
+    /// super-block (NUMERICS.md 2, 6).
+    Int12Per256,
 }
 
 /// Where the kernel gets the weight scales from (DECISIONS.md 4).
@@ -330,23 +334,46 @@ impl Refill {
 }
 
 impl NumericsMode {
-    pub const ALL: [NumericsMode; 3] = [
+    pub const ALL: [NumericsMode; 4] = [
         NumericsMode::F32Per16,
         NumericsMode::IntPer32,
         NumericsMode::IntPer256,
+        NumericsMode::Int12Per256,
     ];
     pub const fn keyword(self) -> &'static str {
         match self {
             NumericsMode::F32Per16 => "f32_per16",
             NumericsMode::IntPer32 => "int_per32",
             NumericsMode::IntPer256 => "int_per256",
+            NumericsMode::Int12Per256 => "int12_per256",
         }
     }
     /// Activation group size G (NUMERICS.md 2).
     pub const fn activation_group(self) -> u32 {
         match self {
             NumericsMode::F32Per16 | NumericsMode::IntPer32 => 32,
-            NumericsMode::IntPer256 => 256,
+            NumericsMode::IntPer256 | NumericsMode::Int12Per256 => 256,
+        }
+    }
+    /// The largest activation magnitude the quantizer writes (NUMERICS.md 2): `d = amax / limit`.
+    pub const fn activation_limit(self) -> u32 {
+        match self {
+            NumericsMode::Int12Per256 => 2047,
+            _ => 127,
+        }
+    }
+    /// The activation quantizer's entry point (docs/KERNELS.md).
+    pub fn quantizer_kernel(self) -> String {
+        match self {
+            NumericsMode::Int12Per256 => "mmq_quantize_activations_i12".to_string(),
+            _ => format!("mmq_quantize_activations_g{}", self.activation_group()),
+        }
+    }
+    /// int8 planes per activation value in `act_q` (NUMERICS.md 2): two for the 12-bit mode, chunk-interleaved.
+    pub const fn activation_planes(self) -> u32 {
+        match self {
+            NumericsMode::Int12Per256 => 2,
+            _ => 1,
         }
     }
 }

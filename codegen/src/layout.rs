@@ -121,7 +121,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
             desc.nbj.saturating_mul(8).saturating_mul(desc.kdr),
             desc.nbj.saturating_mul(8),
         ),
-        (_, NumericsMode::IntPer32 | NumericsMode::IntPer256) => {
+        (_, NumericsMode::IntPer32 | NumericsMode::IntPer256 | NumericsMode::Int12Per256) => {
             push(
                 "smem_weight_sc",
                 desc.nbj.saturating_mul(2).saturating_mul(desc.kdr),
@@ -132,13 +132,16 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     }
     // The f16 engine brings its tokens through registers into its window regions (below), not through a stage.
     if desc.engine != Engine::WgmmaF16Regfold {
+        // The 12-bit mode's two planes are interleaved by chunk: a token's window is twice as many bytes.
         push(
             "smem_activations",
-            desc.tile_n.saturating_mul(staged_row),
+            desc.tile_n
+                .saturating_mul(staged_row)
+                .saturating_mul(desc.mode.activation_planes()),
             row_stride,
         );
         let scales_per_token = match desc.mode {
-            NumericsMode::IntPer256 => 1,
+            NumericsMode::IntPer256 | NumericsMode::Int12Per256 => 1,
             _ => desc.kdr,
         };
         // refill = tma stages the scales chunk-major (a row of tile_n tokens per chunk), as the quantizer writes

@@ -336,8 +336,39 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             ),
         );
     }
-    if desc.engine.builds_rows_in_registers() {
+    if desc.engine == Engine::WgmmaK32Regfold {
+        check(
+            &mut errors,
+            matches!(desc.mode, NumericsMode::IntPer32 | NumericsMode::Int12Per256),
+            "mode",
+            format!(
+                "engine wgmma_k32_regfold implements modes int_per32 and int12_per256 (the accurate modes); got {}",
+                desc.mode
+            ),
+        );
+    } else if desc.engine.builds_rows_in_registers() {
         require_int_per32(desc, &mut errors);
+    }
+    if desc.mode == NumericsMode::Int12Per256 {
+        check(
+            &mut errors,
+            // (The other register-fold engines refuse every mode but int_per32 above, in their own sentence.)
+            (desc.engine == Engine::WgmmaK32Regfold
+                && desc.refill == Refill::Burst
+                && desc.ksplit == 1
+                && desc.accumulator_sets == 1)
+                || (desc.engine != Engine::WgmmaK32Regfold
+                    && desc.engine.builds_rows_in_registers()),
+            "mode",
+            format!(
+                "mode int12_per256 multiplies its two activation planes by the fold's two weight planes with wgmma, \
+                 which engine wgmma_k32_regfold does with refill = burst, ksplit = 1 and accumulator_sets = 1 (its \
+                 three sums are not h and l sets); got engine {}, refill = {}, ksplit = {}, accumulator_sets = {}",
+                desc.engine, desc.refill, desc.ksplit, desc.accumulator_sets
+            ),
+        );
+    }
+    if desc.engine.builds_rows_in_registers() {
         check(
             &mut errors,
             desc.kdr == 8,

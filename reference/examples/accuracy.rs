@@ -4,7 +4,7 @@
 
 use mmqgen_codegen::NumericsMode;
 use mmqgen_reference::{
-    accuracy_markdown, accuracy_table, activations, quantize_activations, random_blocks,
+    accuracy_markdown, accuracy_table, activations, quantize_activations_for, random_blocks,
     reference_matmul,
 };
 use std::time::Instant;
@@ -25,7 +25,7 @@ fn main() {
     let raw = random_blocks(m, k, 1);
     let x = activations(n, k, 2, 4);
     for mode in NumericsMode::ALL {
-        let a = quantize_activations(&x, n, k, mode.activation_group() as usize);
+        let a = quantize_activations_for(&x, n, k, mode);
         let start = Instant::now();
         let out = reference_matmul(&raw, m, n, k, &a, mode);
         println!(

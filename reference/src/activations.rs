@@ -6,10 +6,14 @@
 //! `__float2int_rn` (PTX `cvt.rni.s32.f32`) converts: saturating, NaN to 0. That only matters when `d`
 //! underflows to 0 for a tiny non-zero `amax` (below about 8.9e-44), where `0 / 0` is NaN and gives `q = 0`.
 
-/// Quantized activations: int8 `q [n][k]` and f32 `d [n][k / group]`, both row-major.
+use mmqgen_codegen::NumericsMode;
+
+/// Quantized activations: int8 `q [n][k]` (or, with two planes, `[n][k / 32][2][32]`) and f32
+/// `d [n][k / group]`, both row-major.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QuantizedActivations {
-    /// int8 quants, `[n][k]`.
+    /// int8 quants, `[n][k]`; under `int12_per256` each chunk of 32 values as its 32 `vh` then its 32 `vl`
+    /// (`v = 64 vh + vl`), `[n][k / 32][2][32]`.
     pub q: Vec<i8>,
     /// f32 scales, `[n][k / group]`.
     pub d: Vec<f32>,
@@ -19,14 +23,84 @@ pub struct QuantizedActivations {
     pub k: usize,
     /// Values per scale (`G`: 32 or 256 for the numerics modes).
     pub group: usize,
+    /// int8 planes per value: 1, or 2 for `int12_per256`.
+    pub planes: usize,
 }
 
-/// Quantizes `n` tokens of `k` f32 activations (`x` row-major `[n][k]`) in groups of `group` values, exactly as
-/// NUMERICS.md 2. Non-finite inputs give unspecified (but deterministic) output.
+/// Quantizes for `mode` (NUMERICS.md 2): int8 in groups of the mode's `G`, or under `int12_per256` 12-bit
+/// values per 256 in two planes ([`quantize_activations_12bit`]).
 ///
 /// # Panics
-/// If `group` is 0, `k` is not a multiple of `group`, or `x.len() != n * k`.
-pub fn quantize_activations(x: &[f32], n: usize, k: usize, group: usize) -> QuantizedActivations {
+/// As [`quantize_activations`].
+pub fn quantize_activations_for(
+    x: &[f32],
+    n: usize,
+    k: usize,
+    mode: NumericsMode,
+) -> QuantizedActivations {
+    match mode {
+        NumericsMode::Int12Per256 => quantize_activations_12bit(x, n, k),
+        _ => quantize_activations(x, n, k, mode.activation_group() as usize),
+    }
+}
+
+/// `int12_per256` (NUMERICS.md 2): per 256 values `d = div(amax, 2047)`, `v = clamp(rne(div(x, d)), -2047, 2047)`,
+/// stored as `vl = ((v + 32) & 63) - 32` and `vh = (v - vl) / 64`, each chunk of 32 values as its 32 `vh` then
+/// its 32 `vl`.
+///
+/// # Panics
+/// If `k` is not a multiple of 256 or `x.len() != n * k`.
+pub fn quantize_activations_12bit(x: &[f32], n: usize, k: usize) -> QuantizedActivations {
+    let wide = quantize_with_limit(x, n, k, 256, 2047);
+    let mut q = vec![0i8; 2 * n * k];
+    for (values, planes) in wide.chunks_exact(32).zip(q.chunks_exact_mut(64)) {
+        let (high, low) = planes.split_at_mut(32);
+        for ((&v, h), l) in values.iter().zip(high).zip(low) {
+            let (vh, vl) = split_12bit(v);
+            (*h, *l) = (vh, vl);
+        }
+    }
+    QuantizedActivations {
+        q,
+        d: wide_scales(x, n, k, 256, 2047),
+        n,
+        k,
+        group: 256,
+        planes: 2,
+    }
+}
+
+/// `v = 64 vh + vl` with `vl` in -32..=31 and `vh` in -32..=32, for `v` in -2047..=2047.
+pub fn split_12bit(v: i32) -> (i8, i8) {
+    let vl = ((v + 32) & 63) - 32;
+    ((((v - vl) >> 6) as i8), vl as i8)
+}
+
+/// The 12-bit values themselves, `[n][k]` (before the split into planes).
+fn quantize_with_limit(x: &[f32], n: usize, k: usize, group: usize, limit: i32) -> Vec<i32> {
+    check_shape(x, n, k, group);
+    let mut v = vec![0i32; n * k];
+    for (xg, vg) in x.chunks_exact(group).zip(v.chunks_exact_mut(group)) {
+        let amax = xg.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        if amax == 0.0 {
+            continue;
+        }
+        let d = amax / limit as f32;
+        for (vi, &xi) in vg.iter_mut().zip(xg) {
+            *vi = ((xi / d).round_ties_even() as i32).clamp(-limit, limit);
+        }
+    }
+    v
+}
+
+fn wide_scales(x: &[f32], n: usize, k: usize, group: usize, limit: i32) -> Vec<f32> {
+    check_shape(x, n, k, group);
+    x.chunks_exact(group)
+        .map(|xg| xg.iter().fold(0.0f32, |m, v| m.max(v.abs())) / limit as f32)
+        .collect()
+}
+
+fn check_shape(x: &[f32], n: usize, k: usize, group: usize) {
     assert!(
         group > 0 && k.is_multiple_of(group),
         "K = {k} is not a multiple of the group {group}"
@@ -37,6 +111,15 @@ pub fn quantize_activations(x: &[f32], n: usize, k: usize, group: usize) -> Quan
         "{} activations given for n = {n}, K = {k}",
         x.len()
     );
+}
+
+/// Quantizes `n` tokens of `k` f32 activations (`x` row-major `[n][k]`) in groups of `group` values, exactly as
+/// NUMERICS.md 2. Non-finite inputs give unspecified (but deterministic) output.
+///
+/// # Panics
+/// If `group` is 0, `k` is not a multiple of `group`, or `x.len() != n * k`.
+pub fn quantize_activations(x: &[f32], n: usize, k: usize, group: usize) -> QuantizedActivations {
+    check_shape(x, n, k, group);
     let mut q = vec![0i8; n * k];
     let mut d = vec![0.0f32; n * k / group];
     for ((xg, qg), dg) in x
@@ -47,7 +130,14 @@ pub fn quantize_activations(x: &[f32], n: usize, k: usize, group: usize) -> Quan
         let (scale, _) = quantize_group(xg, qg);
         *dg = scale;
     }
-    QuantizedActivations { q, d, n, k, group }
+    QuantizedActivations {
+        q,
+        d,
+        n,
+        k,
+        group,
+        planes: 1,
+    }
 }
 
 /// Quantizes one group into `q`; returns `(d, amax)`.

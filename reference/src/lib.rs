@@ -20,7 +20,10 @@ pub mod rng;
 pub use accuracy::{
     accuracy_markdown, accuracy_table, f64_reference, mode_nmse, nmse, AccuracyRow, NMSE_GATE,
 };
-pub use activations::{quantize_activations, QuantizedActivations};
+pub use activations::{
+    quantize_activations, quantize_activations_12bit, quantize_activations_for,
+    QuantizedActivations,
+};
 pub use data::{activations, outlier_channels, random_blocks, weights_q6k, ACTIVATION_STREAM};
 pub use matmul::{fold, reference_matmul, reference_output};
 pub use registration::{
@@ -47,7 +50,7 @@ pub fn digest(out: &[f32]) -> String {
 /// The fixed digest cases shared by the snapshot test and GPU parity. Inputs, all from `seed`:
 /// - weights: [`random_blocks`]`(m, k, seed)` (full-range random q6_K blocks, raw GGUF rows);
 /// - activations: [`data::activations`]`(n, k, derive_seed(seed, ACTIVATION_STREAM), 4)` (standard normal, 4 outlier channels
-///   per 4096 scaled by 20), quantized with the mode's group (`quantize_activations(x, n, k, G)`).
+///   per 4096 scaled by 20), quantized for the mode (`quantize_activations_for(x, n, k, mode)`).
 ///
 /// Returns the digest of the reference output and the output itself (`[n][m]`). The snapshot test uses seed
 /// [`DIGEST_SEED`].
@@ -59,7 +62,7 @@ pub fn digest_case(
     seed: u64,
 ) -> (String, Vec<f32>) {
     let (raw, x) = digest_case_inputs(m, n, k, seed);
-    let a = quantize_activations(&x, n, k, mode.activation_group() as usize);
+    let a = quantize_activations_for(&x, n, k, mode);
     let out = reference_matmul(&raw, m, n, k, &a, mode);
     (digest(&out), out)
 }

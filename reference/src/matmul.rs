@@ -42,7 +42,7 @@ impl Decoded {
         dec
     }
 
-    /// The output of decoded row `j` against token `x` (quants `[K]`, scales `[K/G]`).
+    /// The output of decoded row `j` against token `x` (quants `[K]`, or `[2K]` in planes; scales `[K/G]`).
     fn dot(&self, j: usize, xq: &[i8], xd: &[f32], mode: NumericsMode) -> f32 {
         let (k, nsb) = (self.k, self.k / BLOCK_WEIGHTS);
         let w = &self.w[j * k..][..k];
@@ -54,8 +54,17 @@ impl Decoded {
         for seg_start in (0..nsb).step_by(seg_blocks) {
             let mut seg = 0.0f32;
             for b in seg_start..nsb.min(seg_start + seg_blocks) {
-                let i16s = i16_sums(&w[b * 256..][..256], &xq[b * 256..][..256]);
                 let dw = d[b];
+                if mode == NumericsMode::Int12Per256 {
+                    let s = i12_sum(
+                        &w[b * 256..][..256],
+                        &sc[b * 16..][..16],
+                        &xq[b * 512..][..512],
+                    );
+                    seg = (dw * xd[b]).mul_add(s as f32, seg);
+                    continue;
+                }
+                let i16s = i16_sums(&w[b * 256..][..256], &xq[b * 256..][..256]);
                 match mode {
                     NumericsMode::F32Per16 => {
                         for c in 0..8 {
@@ -77,6 +86,7 @@ impl Decoded {
                             (0..8).map(|c| i32_sum(&i16s, &sc[b * 16..][..16], c)).sum();
                         seg = (dw * xd[b]).mul_add(i256 as f32, seg);
                     }
+                    NumericsMode::Int12Per256 => unreachable!("summed above"),
                 }
             }
             out += seg;
@@ -95,6 +105,28 @@ fn i16_sums(w: &[i8], x: &[i8]) -> [i32; 16] {
             .map(|(&a, &b)| i32::from(a) * i32::from(b))
             .sum()
     })
+}
+
+/// `int12_per256`'s `S = sum sc[s] * sum_{i in s} w_i * v_i` over one super-block, `v = 64 vh + vl` from the
+/// chunk-interleaved planes (`[8][vh 32 | vl 32]`). Exact in i32: `|S| <= 256 * 4096 * 2047 < 2^31`, and every
+/// partial sum is bounded by the same.
+#[inline]
+fn i12_sum(w: &[i8], sc: &[i8], planes: &[i8]) -> i32 {
+    (0..16)
+        .map(|s| {
+            let (c, half) = (s / 2, 16 * (s % 2));
+            let (high, low) = (
+                &planes[64 * c + half..][..16],
+                &planes[64 * c + 32 + half..][..16],
+            );
+            let sub: i32 = w[16 * s..][..16]
+                .iter()
+                .zip(high.iter().zip(low))
+                .map(|(&wi, (&vh, &vl))| i32::from(wi) * (64 * i32::from(vh) + i32::from(vl)))
+                .sum();
+            i32::from(sc[s]) * sub
+        })
+        .sum()
 }
 
 /// `I32[c] = sc[2c] * I16[2c] + sc[2c+1] * I16[2c+1]` (|I32| < 2^24).
@@ -121,9 +153,11 @@ fn check_inputs(
         "the weights are not m = {m} rows of K = {k} in q6_K blocks"
     );
     let group = mode.activation_group() as usize;
+    let planes = mode.activation_planes() as usize;
     assert_eq!(
-        acts.group, group,
-        "{mode} needs activations quantized in groups of {group}"
+        (acts.group, acts.planes),
+        (group, planes),
+        "{mode} needs activations quantized in groups of {group}, {planes} plane(s)"
     );
     assert_eq!(
         (acts.n, acts.k),
@@ -132,7 +166,7 @@ fn check_inputs(
     );
     assert_eq!(
         (acts.q.len(), acts.d.len()),
-        (n * k, n * k / group),
+        (n * k * planes, n * k / group),
         "inconsistent QuantizedActivations"
     );
 }
@@ -159,10 +193,10 @@ pub fn reference_output(
     );
     let row_bytes = k / BLOCK_WEIGHTS * BLOCK_BYTES;
     let dec = Decoded::new(&weights_raw[row * row_bytes..][..row_bytes], k);
-    let g = acts.group;
+    let (g, p) = (acts.group, acts.planes);
     dec.dot(
         0,
-        &acts.q[token * k..][..k],
+        &acts.q[token * k * p..][..k * p],
         &acts.d[token * k / g..][..k / g],
         mode,
     )
@@ -187,11 +221,11 @@ pub fn reference_matmul(
         return out;
     }
     let dec = Decoded::new(weights_raw, k);
-    let g = acts.group;
+    let (g, p) = (acts.group, acts.planes);
     let run = |t0: usize, out: &mut [f32]| {
         for (dt, row) in out.chunks_exact_mut(m).enumerate() {
             let t = t0 + dt;
-            let (xq, xd) = (&acts.q[t * k..][..k], &acts.d[t * k / g..][..k / g]);
+            let (xq, xd) = (&acts.q[t * k * p..][..k * p], &acts.d[t * k / g..][..k / g]);
             for (j, o) in row.iter_mut().enumerate() {
                 *o = dec.dot(j, xq, xd, mode);
             }
@@ -226,7 +260,7 @@ pub fn fold(v: i32) -> (i8, i8) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::activations::quantize_activations;
+    use crate::activations::{quantize_activations, quantize_activations_for};
     use crate::data::{activations, random_blocks};
     use mmqgen_formats::q6k::Q6kBlock;
 
@@ -247,7 +281,14 @@ mod tests {
                 let blk = |b: usize| {
                     Q6kBlock::new(&raw[(j * nsb + b) * 210..(j * nsb + b + 1) * 210]).unwrap()
                 };
-                let x = |kk: usize| a.q[t * k + kk] as i32;
+                // 12-bit values are 64 vh + vl from the chunk's two planes ([K / 32][vh 32 | vl 32]).
+                let x = |kk: usize| match mode {
+                    NumericsMode::Int12Per256 => {
+                        let at = t * 2 * k + 64 * (kk / 32) + kk % 32;
+                        64 * a.q[at] as i32 + a.q[at + 32] as i32
+                    }
+                    _ => a.q[t * k + kk] as i32,
+                };
                 let i16_of = |b: usize, s: usize| -> i32 {
                     (0..16)
                         .map(|i| blk(b).q6(16 * s + i) as i32 * x(256 * b + 16 * s + i))
@@ -284,7 +325,7 @@ mod tests {
                                 }
                                 seg = dw.mul_add(acc, seg);
                             }
-                            NumericsMode::IntPer256 => {
+                            NumericsMode::IntPer256 | NumericsMode::Int12Per256 => {
                                 let i256: i64 = (0..8).map(|c| i32_of(b, c) as i64).sum();
                                 assert!(i256.abs() < 1 << 31);
                                 let da = a.d[t * (k / g) + 256 * b / g];
@@ -316,7 +357,7 @@ mod tests {
             let raw = random_blocks(m, k, seed);
             let x = activations(n, k, seed + 100, 4);
             for mode in NumericsMode::ALL {
-                let a = quantize_activations(&x, n, k, mode.activation_group() as usize);
+                let a = quantize_activations_for(&x, n, k, mode);
                 let fast = reference_matmul(&raw, m, n, k, &a, mode);
                 let want = slow(&raw, m, n, k, &a, mode);
                 assert_eq!(bits(&fast), bits(&want), "{mode} m={m} n={n} K={k}");
@@ -343,7 +384,7 @@ mod tests {
                     m,
                     n,
                     k,
-                    &quantize_activations(&x, n, k, mode.activation_group() as usize),
+                    &quantize_activations_for(&x, n, k, mode),
                     mode,
                 )
             })
@@ -386,13 +427,13 @@ mod tests {
         let raw = random_blocks(m, k, 1);
         let x = vec![0.0f32; n * k];
         for mode in NumericsMode::ALL {
-            let a = quantize_activations(&x, n, k, mode.activation_group() as usize);
+            let a = quantize_activations_for(&x, n, k, mode);
             let out = reference_matmul(&raw, m, n, k, &a, mode);
             assert!(
                 out.iter().all(|v| v.to_bits() == 0),
                 "{mode}: +0.0 everywhere"
             );
-            let a0 = quantize_activations(&[], 0, k, mode.activation_group() as usize);
+            let a0 = quantize_activations_for(&[], 0, k, mode);
             assert!(reference_matmul(&raw, m, 0, k, &a0, mode).is_empty());
         }
     }

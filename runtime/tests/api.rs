@@ -2,7 +2,7 @@
 //! several token counts (so the selection config switches variants), every output bit-identical to the CPU
 //! reference of the selected variant's mode. Without a GPU it says so (and fails under MMQGEN_REQUIRE_GPU=1).
 
-use mmqgen::reference::{digest_case_inputs, quantize_activations, reference_matmul};
+use mmqgen::reference::{digest_case_inputs, quantize_activations_for, reference_matmul};
 use mmqgen::{Layout, Mmq};
 
 fn gpu_or_skip(test: &str) -> Option<Mmq> {
@@ -35,7 +35,7 @@ fn registered_matrix_serves_two_threads_bit_exactly() {
                         let mut out = stream.alloc_zeros::<f32>(n * m).unwrap();
                         let desc = matrix.matmul(&x_device, &mut out, n, &stream).expect("matmul");
                         let got = stream.clone_dtoh(&out).unwrap();
-                        let acts = quantize_activations(&x, n, k, desc.mode.activation_group() as usize);
+                        let acts = quantize_activations_for(&x, n, k, desc.mode);
                         let want = reference_matmul(raw, m, n, k, &acts, desc.mode);
                         let bad = (0..n * m).filter(|&i| got[i].to_bits() != want[i].to_bits()).count();
                         assert_eq!(bad, 0, "thread {thread}, {layout:?}, n = {n}, variant {}: {bad} outputs differ", desc.name);

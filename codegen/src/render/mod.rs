@@ -239,6 +239,12 @@ struct RenderContext {
     scale_fetch: &'static str,
     /// Activation group size G (32 or 256).
     group: u32,
+    /// The activation quantizer's entry point (`NumericsMode::quantizer_kernel`).
+    quantize_kernel: String,
+    /// The quantizer's largest magnitude (127, or 2047 for the 12-bit mode).
+    activation_limit: u32,
+    /// int8 activation planes per value (2 for the 12-bit mode, chunk-interleaved).
+    activation_planes: u32,
     /// Threads per block.
     threads: u32,
     /// Weight rows per block.
@@ -458,7 +464,8 @@ fn render_context(
     let activation_piece = if cpa > 0 { cpa } else { 16 };
     let weight_piece = if cpp > 0 { cpp } else { 16 };
     // Copy loops run a fixed number of rounds of THREADS pieces; a partial last round needs a guard.
-    let activation_pieces = desc.tile_n * desc.kdr * 32 / activation_piece;
+    let activation_pieces =
+        desc.tile_n * desc.kdr * 32 * desc.mode.activation_planes() / activation_piece;
     let weight_pieces = 2 * desc.nbj * desc.kdr * 32 / weight_piece;
     let rows_at_once = stream_rows_at_once(desc.tile_n);
 
@@ -500,6 +507,9 @@ fn render_context(
         mode: desc.mode.keyword(),
         scale_fetch: desc.scale_fetch.keyword(),
         group,
+        quantize_kernel: desc.mode.quantizer_kernel(),
+        activation_limit: desc.mode.activation_limit(),
+        activation_planes: desc.mode.activation_planes(),
         threads: desc.threads(),
         nbj: desc.nbj,
         tile_n: desc.tile_n,
@@ -565,12 +575,11 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     let raw_source = tera
         .render("module.cu.tera", &tera_context)
         .map_err(template_error)?;
-    let group = desc.mode.activation_group();
     Ok(RenderedVariant {
         canonical: canonical.clone(),
         source: tidy(&raw_source),
         kernels: KernelNames {
-            quantize: format!("mmq_quantize_activations_g{group}"),
+            quantize: desc.mode.quantizer_kernel(),
             raw: format!("{canonical}_raw"),
             padded: format!("{canonical}_padded"),
             combine: (desc.ksplit > 1).then(|| format!("{canonical}_combine")),

@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use mmqgen_codegen::NumericsMode;
-use mmqgen_reference::activations::{quantize_activations, QuantizedActivations};
+use mmqgen_reference::activations::{quantize_activations_for, QuantizedActivations};
 use mmqgen_reference::matmul::{reference_matmul, reference_output};
 use mmqgen_reference::{activations, derive_seed, digest_case_inputs, ACTIVATION_STREAM};
 
@@ -151,7 +151,7 @@ impl ParityInputs {
     pub fn generate(shape: Shape, seed: u64, mode: NumericsMode) -> ParityInputs {
         let Shape { m, n, k } = shape;
         let (raw, x) = digest_case_inputs(m, n, k, seed);
-        let acts = quantize_activations(&x, n, k, mode.activation_group() as usize);
+        let acts = quantize_activations_for(&x, n, k, mode);
         ParityInputs { raw, x, acts, mode }
     }
 
@@ -160,7 +160,7 @@ impl ParityInputs {
     pub fn with_weights(raw: Vec<u8>, shape: Shape, seed: u64, mode: NumericsMode) -> ParityInputs {
         let Shape { n, k, .. } = shape;
         let x = activations(n, k, derive_seed(seed, ACTIVATION_STREAM), 4);
-        let acts = quantize_activations(&x, n, k, mode.activation_group() as usize);
+        let acts = quantize_activations_for(&x, n, k, mode);
         ParityInputs { raw, x, acts, mode }
     }
 

@@ -44,7 +44,7 @@ pub struct Mutant {
 pub const MUTANT_SHAPE: Shape = Shape::new(1000, 77, 2816);
 
 /// Every mutant the suite ships, in a stable order.
-pub const MUTANTS: [Mutant; 6] = [
+pub const MUTANTS: [Mutant; 7] = [
     Mutant {
         name: "swapped_fma_order",
         base_variant: "r41",
@@ -107,6 +107,16 @@ pub const MUTANTS: [Mutant; 6] = [
         replace: "superblock * 105",
         shape: MUTANT_SHAPE,
         layout: Layout::Padded,
+    },
+    Mutant {
+        name: "int12_cross_weight",
+        base_variant: "wgmma_i12_128x64",
+        what: "The 12-bit combine weighs the cross sum Y = sum (h vl + l vh) by 32 instead of 64, as a shift \
+               miscounted by one would.",
+        find: "(uint32)superblock_cross[o] * 64u",
+        replace: "(uint32)superblock_cross[o] * 32u",
+        shape: MUTANT_SHAPE,
+        layout: Layout::Raw,
     },
 ];
 
@@ -370,7 +380,7 @@ mod tests {
             find("reversed").unwrap_err().to_string(),
             "no mutant named 'reversed': the mutants are swapped_fma_order, transposed_mma_fragment, \
              wrong_narrow_byte_offset, off_by_one_token_edge, prefolded_low_pass_skipped, \
-             tma_weight_box_raw_stride"
+             tma_weight_box_raw_stride, int12_cross_weight"
         );
     }
 

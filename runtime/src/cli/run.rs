@@ -132,8 +132,7 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
     let f64_reference = crate::reference::f64_reference(&raw, m, n, k, &x);
     for mode in NumericsMode::ALL {
         let start = Instant::now();
-        let acts =
-            crate::reference::quantize_activations(&x, n, k, mode.activation_group() as usize);
+        let acts = crate::reference::quantize_activations_for(&x, n, k, mode);
         let out = crate::reference::reference_matmul(&raw, m, n, k, &acts, mode);
         let nmse = crate::reference::nmse(&out, &f64_reference);
         println!(

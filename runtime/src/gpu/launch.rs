@@ -222,7 +222,7 @@ impl LaunchError {
 /// The entry-point names docs/KERNELS.md gives a variant's module.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EntryPoints {
-    /// `mmq_quantize_activations_g{G}`.
+    /// `mmq_quantize_activations_g{G}` (`_i12` under `int12_per256`).
     pub quantize: String,
     /// `{canonical}_raw`.
     pub raw: String,
@@ -236,7 +236,7 @@ impl EntryPoints {
     pub fn for_description(desc: &VariantDescription) -> EntryPoints {
         let canonical = canonical_name(desc);
         EntryPoints {
-            quantize: format!("mmq_quantize_activations_g{}", desc.mode.activation_group()),
+            quantize: desc.mode.quantizer_kernel(),
             raw: format!("{canonical}_raw"),
             padded: format!("{canonical}_padded"),
             combine: (desc.ksplit > 1).then(|| format!("{canonical}_combine")),
@@ -744,7 +744,7 @@ impl LoadedVariant {
         self.same_context("the stream", stream.context())?;
         self.check_x(x, n, k)?;
         self.same_context("the workspace", ws.act_q.context())?;
-        ws.check_activations(n, k, self.group)?;
+        ws.check_activations(n, k, self.desc.mode)?;
         let cfg = quantizer_config(n, k, self.group)?;
         ws.quantized = None;
         let kernel = &self.quantize;
@@ -754,8 +754,8 @@ impl LoadedVariant {
             .arg(&mut ws.act_d)
             .arg(&ni)
             .arg(&ki);
-        // SAFETY: the argument list is the ABI of mmq_quantize_activations_g{G} (docs/KERNELS.md); every buffer
-        // was checked above to hold what the grid touches: x >= n*K, q >= n*K, d >= n*K/G.
+        // SAFETY: the argument list is the ABI of mmq_quantize_activations_g{G} and _i12 (docs/KERNELS.md); every
+        // buffer was checked above to hold what the grid touches: x >= n*K, q >= n*K*planes, d >= n*K/G.
         launch(&kernel.info.name, cfg, || unsafe { b.launch(cfg) })?;
         ws.quantized = Some(self.quantized(n, k));
         Ok(())
@@ -775,6 +775,7 @@ impl LoadedVariant {
             n,
             k,
             group: self.group,
+            planes: self.desc.mode.activation_planes(),
             by_chunk: self.scales_by_chunk(),
         }
     }
@@ -829,7 +830,7 @@ impl LoadedVariant {
         check_buffer("output", out_len, n * m, || {
             format!("n = {n} tokens by m = {m} rows")
         })?;
-        ws.check_activations(n, k, self.group)?;
+        ws.check_activations(n, k, self.desc.mode)?;
         if self.desc.ksplit > 1 {
             ws.check_segments(m, n, k)?;
         }
@@ -1357,6 +1358,8 @@ struct Quantized {
     n: usize,
     k: usize,
     group: u32,
+    /// int8 planes per value (2 under `int12_per256`).
+    planes: u32,
     by_chunk: bool,
 }
 
@@ -1382,6 +1385,7 @@ impl Workspace {
     ) -> Result<Workspace, LaunchError> {
         check_shape(max_m, max_n, max_k)?;
         let group = desc.mode.activation_group() as usize;
+        let planes = desc.mode.activation_planes() as usize;
         fn alloc_err(what: &'static str, len: usize) -> impl FnOnce(DriverError) -> DeviceError {
             move |e| {
                 DeviceError::cuda(
@@ -1390,7 +1394,7 @@ impl Workspace {
                 )
             }
         }
-        let q_len = max_n * max_k;
+        let q_len = max_n * max_k * planes;
         // Room for either layout of the scales: chunk-major rows are n rounded up to 4.
         let d_len = tensor_maps::scale_row_stride(max_n) * (max_k / group);
         let act_q = stream
@@ -1422,21 +1426,21 @@ impl Workspace {
 
     /// Whether this workspace can serve `desc` at this shape without growing.
     pub fn fits(&self, desc: &VariantDescription, m: usize, n: usize, k: usize) -> bool {
-        let group = desc.mode.activation_group();
-        self.check_activations(n, k, group).is_ok()
+        self.check_activations(n, k, desc.mode).is_ok()
             && (desc.ksplit == 1 || self.check_segments(m, n, k).is_ok())
     }
 
-    fn check_activations(&self, n: usize, k: usize, group: u32) -> Result<(), LaunchError> {
-        let g = group as usize;
+    fn check_activations(&self, n: usize, k: usize, mode: NumericsMode) -> Result<(), LaunchError> {
+        let g = mode.activation_group() as usize;
+        let quants = n * k * mode.activation_planes() as usize;
         let scales = tensor_maps::scale_row_stride(n) * (k / g);
-        if n * k > self.act_q.len() || scales > self.act_d.len() {
+        if quants > self.act_q.len() || scales > self.act_d.len() {
             return Err(LaunchError::Workspace(format!(
                 "the workspace holds {} activation quants and {} scales, but n = {n} tokens of K = {k} in groups \
                  of {g} need {} and {}: make a Workspace for the larger shape (it was made for n <= {}, K <= {})",
                 self.act_q.len(),
                 self.act_d.len(),
-                n * k,
+                quants,
                 scales,
                 self.max_n,
                 self.max_k
@@ -1450,6 +1454,7 @@ impl Workspace {
             n,
             k,
             group,
+            planes,
             by_chunk,
         } = expected;
         let layout = |by_chunk: bool| {
@@ -1460,11 +1465,14 @@ impl Workspace {
             }
         };
         match self.quantized {
-            Some(q) if (q.n, q.k, q.group) != (n, k, group) => Err(LaunchError::Workspace(format!(
-                "the workspace holds activations quantized for n = {}, K = {} in groups of {}, but this \
-                 matmul is n = {n}, K = {k} in groups of {group}: quantize them first",
-                q.n, q.k, q.group
-            ))),
+            Some(q) if (q.n, q.k, q.group, q.planes) != (n, k, group, planes) => {
+                Err(LaunchError::Workspace(format!(
+                    "the workspace holds activations quantized for n = {}, K = {} in groups of {} ({} plane(s)), \
+                     but this matmul is n = {n}, K = {k} in groups of {group} ({planes} plane(s)): quantize them \
+                     first",
+                    q.n, q.k, q.group, q.planes
+                )))
+            }
             Some(q) if q.by_chunk != by_chunk => Err(LaunchError::Workspace(format!(
                 "the workspace holds activation scales laid out {}, but this variant reads them {}: quantize \
                  the activations with this variant first",
@@ -1502,6 +1510,7 @@ impl Workspace {
             n,
             k,
             group,
+            planes,
             by_chunk,
         }) = self.quantized
         else {
@@ -1511,7 +1520,12 @@ impl Workspace {
             ));
         };
         let g = group as usize;
-        let q = read_prefix(stream, &self.act_q, n * k, "the activation quants")?;
+        let q = read_prefix(
+            stream,
+            &self.act_q,
+            n * k * planes as usize,
+            "the activation quants",
+        )?;
         let d = if by_chunk {
             // [K/G][stride], tokens at their scale_position, back to [n][K/G], the reference's layout.
             let stride = tensor_maps::scale_row_stride(n);
@@ -1534,6 +1548,7 @@ impl Workspace {
             n,
             k,
             group: g,
+            planes: planes as usize,
         })
     }
 

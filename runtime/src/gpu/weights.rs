@@ -90,7 +90,9 @@ impl PlaneKind {
     pub const fn for_mode(mode: NumericsMode) -> PlaneKind {
         match mode {
             NumericsMode::F32Per16 => PlaneKind::F32Per16,
-            NumericsMode::IntPer32 | NumericsMode::IntPer256 => PlaneKind::Int,
+            NumericsMode::IntPer32 | NumericsMode::IntPer256 | NumericsMode::Int12Per256 => {
+                PlaneKind::Int
+            }
         }
     }
 

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use cudarc::driver::{sys, CudaSlice, CudaStream};
 use mmqgen_codegen::{canonical_name, NumericsMode, Quantizer, VariantDescription};
-use mmqgen_reference::activations::{quantize_activations, QuantizedActivations};
+use mmqgen_reference::activations::{quantize_activations_for, QuantizedActivations};
 use mmqgen_reference::digest_case_inputs;
 use mmqgen_reference::matmul::reference_output;
 
@@ -304,7 +304,7 @@ fn host_inputs(rc: &RunCtx, shape: Shape) -> HostInputs {
     let modes = modes
         .into_iter()
         .map(|mode| {
-            let acts = quantize_activations(&x, n, k, mode.activation_group() as usize);
+            let acts = quantize_activations_for(&x, n, k, mode);
             let expected = parallel_map(&indices, |&i| {
                 reference_output(&raw, m, k, &acts, mode, i % m, i / m)
             });
