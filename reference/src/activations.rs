@@ -51,7 +51,7 @@ pub fn quantize_activations_for(
 /// # Panics
 /// If `k` is not a multiple of 256 or `x.len() != n * k`.
 pub fn quantize_activations_12bit(x: &[f32], n: usize, k: usize) -> QuantizedActivations {
-    let wide = quantize_with_limit(x, n, k, 256, 2047);
+    let (wide, d) = quantize_with_limit(x, n, k, 256, 2047);
     let mut q = vec![0i8; 2 * n * k];
     for (values, planes) in wide.chunks_exact(32).zip(q.chunks_exact_mut(64)) {
         let (high, low) = planes.split_at_mut(32);
@@ -62,7 +62,7 @@ pub fn quantize_activations_12bit(x: &[f32], n: usize, k: usize) -> QuantizedAct
     }
     QuantizedActivations {
         q,
-        d: wide_scales(x, n, k, 256, 2047),
+        d,
         n,
         k,
         group: 256,
@@ -76,28 +76,32 @@ pub fn split_12bit(v: i32) -> (i8, i8) {
     ((((v - vl) >> 6) as i8), vl as i8)
 }
 
-/// The 12-bit values themselves, `[n][k]` (before the split into planes).
-fn quantize_with_limit(x: &[f32], n: usize, k: usize, group: usize, limit: i32) -> Vec<i32> {
+/// The wide values themselves, `[n][k]` (before the split into planes), and their scales `[n][k / group]`.
+fn quantize_with_limit(
+    x: &[f32],
+    n: usize,
+    k: usize,
+    group: usize,
+    limit: i32,
+) -> (Vec<i32>, Vec<f32>) {
     check_shape(x, n, k, group);
     let mut v = vec![0i32; n * k];
-    for (xg, vg) in x.chunks_exact(group).zip(v.chunks_exact_mut(group)) {
+    let mut d = vec![0.0f32; n * k / group];
+    for ((xg, vg), dg) in x
+        .chunks_exact(group)
+        .zip(v.chunks_exact_mut(group))
+        .zip(&mut d)
+    {
         let amax = xg.iter().fold(0.0f32, |m, v| m.max(v.abs()));
         if amax == 0.0 {
             continue;
         }
-        let d = amax / limit as f32;
+        *dg = amax / limit as f32;
         for (vi, &xi) in vg.iter_mut().zip(xg) {
-            *vi = ((xi / d).round_ties_even() as i32).clamp(-limit, limit);
+            *vi = ((xi / *dg).round_ties_even() as i32).clamp(-limit, limit);
         }
     }
-    v
-}
-
-fn wide_scales(x: &[f32], n: usize, k: usize, group: usize, limit: i32) -> Vec<f32> {
-    check_shape(x, n, k, group);
-    x.chunks_exact(group)
-        .map(|xg| xg.iter().fold(0.0f32, |m, v| m.max(v.abs())) / limit as f32)
-        .collect()
+    (v, d)
 }
 
 fn check_shape(x: &[f32], n: usize, k: usize, group: usize) {
