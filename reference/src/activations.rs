@@ -51,13 +51,17 @@ pub fn quantize_activations_for(
 /// # Panics
 /// If `k` is not a multiple of 256 or `x.len() != n * k`.
 pub fn quantize_activations_12bit(x: &[f32], n: usize, k: usize) -> QuantizedActivations {
-    let (wide, d) = quantize_with_limit(x, n, k, 256, 2047);
+    check_shape(x, n, k, 256);
     let mut q = vec![0i8; 2 * n * k];
-    for (values, planes) in wide.chunks_exact(32).zip(q.chunks_exact_mut(64)) {
-        let (high, low) = planes.split_at_mut(32);
-        for ((&v, h), l) in values.iter().zip(high).zip(low) {
-            let (vh, vl) = split_12bit(v);
-            (*h, *l) = (vh, vl);
+    let mut d = vec![0.0f32; n * k / 256];
+    let mut wide = [0i32; 256];
+    for ((xg, qg), dg) in x.chunks_exact(256).zip(q.chunks_exact_mut(512)).zip(&mut d) {
+        (*dg, _) = quantize_group(xg, 2047, &mut wide);
+        for (values, planes) in wide.chunks_exact(32).zip(qg.chunks_exact_mut(64)) {
+            let (high, low) = planes.split_at_mut(32);
+            for ((&v, h), l) in values.iter().zip(high).zip(low) {
+                (*h, *l) = split_12bit(v);
+            }
         }
     }
     QuantizedActivations {
@@ -74,34 +78,6 @@ pub fn quantize_activations_12bit(x: &[f32], n: usize, k: usize) -> QuantizedAct
 pub fn split_12bit(v: i32) -> (i8, i8) {
     let vl = ((v + 32) & 63) - 32;
     ((((v - vl) >> 6) as i8), vl as i8)
-}
-
-/// The wide values themselves, `[n][k]` (before the split into planes), and their scales `[n][k / group]`.
-fn quantize_with_limit(
-    x: &[f32],
-    n: usize,
-    k: usize,
-    group: usize,
-    limit: i32,
-) -> (Vec<i32>, Vec<f32>) {
-    check_shape(x, n, k, group);
-    let mut v = vec![0i32; n * k];
-    let mut d = vec![0.0f32; n * k / group];
-    for ((xg, vg), dg) in x
-        .chunks_exact(group)
-        .zip(v.chunks_exact_mut(group))
-        .zip(&mut d)
-    {
-        let amax = xg.iter().fold(0.0f32, |m, v| m.max(v.abs()));
-        if amax == 0.0 {
-            continue;
-        }
-        *dg = amax / limit as f32;
-        for (vi, &xi) in vg.iter_mut().zip(xg) {
-            *vi = ((xi / *dg).round_ties_even() as i32).clamp(-limit, limit);
-        }
-    }
-    (v, d)
 }
 
 fn check_shape(x: &[f32], n: usize, k: usize, group: usize) {
@@ -126,13 +102,16 @@ pub fn quantize_activations(x: &[f32], n: usize, k: usize, group: usize) -> Quan
     check_shape(x, n, k, group);
     let mut q = vec![0i8; n * k];
     let mut d = vec![0.0f32; n * k / group];
+    let mut values = vec![0i32; group];
     for ((xg, qg), dg) in x
         .chunks_exact(group)
         .zip(q.chunks_exact_mut(group))
         .zip(&mut d)
     {
-        let (scale, _) = quantize_group(xg, qg);
-        *dg = scale;
+        (*dg, _) = quantize_group(xg, 127, &mut values);
+        for (qi, &v) in qg.iter_mut().zip(&values) {
+            *qi = v as i8; // |v| <= 127
+        }
     }
     QuantizedActivations {
         q,
@@ -144,24 +123,25 @@ pub fn quantize_activations(x: &[f32], n: usize, k: usize, group: usize) -> Quan
     }
 }
 
-/// Quantizes one group into `q`; returns `(d, amax)`.
-fn quantize_group(x: &[f32], q: &mut [i8]) -> (f32, f32) {
+/// Quantizes one group into `q` with `d = div(amax, limit)` (127, or 2047 for the 12-bit mode); returns
+/// `(d, amax)`.
+fn quantize_group(x: &[f32], limit: i32, q: &mut [i32]) -> (f32, f32) {
     let amax = x.iter().fold(0.0f32, |m, v| m.max(v.abs()));
     if amax == 0.0 {
         q.fill(0);
         return (0.0, amax);
     }
-    let d = amax / 127.0f32;
+    let d = amax / limit as f32;
     for (qi, &xi) in q.iter_mut().zip(x) {
-        *qi = quantize_value(xi, d);
+        *qi = quantize_value(xi, d, limit);
     }
     (d, amax)
 }
 
-/// `clamp(rne(div(x, d)), -127, 127)` through a saturating, NaN-to-0 conversion to int32 (`__float2int_rn`).
-fn quantize_value(x: f32, d: f32) -> i8 {
+/// `clamp(rne(div(x, d)), -limit, limit)` through a saturating, NaN-to-0 conversion to int32 (`__float2int_rn`).
+fn quantize_value(x: f32, d: f32, limit: i32) -> i32 {
     // `as i32` saturates and maps NaN to 0, exactly as cvt.rni.s32.f32.
-    ((x / d).round_ties_even() as i32).clamp(-127, 127) as i8
+    ((x / d).round_ties_even() as i32).clamp(-limit, limit)
 }
 
 #[cfg(test)]
@@ -232,8 +212,8 @@ mod tests {
         }
         // A tie made by the division itself: x / d lands exactly on k + 0.5 only through IEEE division.
         let x = [254.0f32, 1.0, 3.0, 5.0];
-        let mut q = [0i8; 4];
-        let (d, _) = quantize_group(&x, &mut q);
+        let mut q = [0i32; 4];
+        let (d, _) = quantize_group(&x, 127, &mut q);
         assert_eq!(d, 2.0);
         assert_eq!(q, [127, 0, 2, 2]);
     }
