@@ -97,6 +97,19 @@ pub enum Totals {
     Registers,
     /// One shared-memory slot per output, touched once per segment: frees a register per output.
     Shared,
+    /// The output itself: each segment end adds its segment into `out` (read back from L2 after the first),
+    /// freeing a register per output without shared memory.
+    Output,
+}
+
+/// Where each lane keeps its running segment (NUMERICS.md 4: the fma of each super-block lands on it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Segment {
+    /// One register per output.
+    Registers,
+    /// One shared-memory slot per output, touched once per super-block: frees a register per output for
+    /// engines whose integer sums fill the registers (mode int12_per256's three).
+    Shared,
 }
 
 /// Which kernel quantizes the activations (NUMERICS.md 2).
@@ -187,6 +200,7 @@ pub struct VariantDescription {
     /// in one pass and forms `64*H + L` at the super-block's end. The same int32 either way. Other engines: 1.
     pub accumulator_sets: u32,
     pub totals: Totals,
+    pub segment: Segment,
     pub refill: Refill,
     pub quantizer: Quantizer,
     /// Blocks that must fit one SM at once (`__launch_bounds__`' second argument): caps the registers per
@@ -281,18 +295,30 @@ impl Engine {
 }
 
 impl Totals {
-    pub const ALL: [Totals; 2] = [Totals::Registers, Totals::Shared];
+    pub const ALL: [Totals; 3] = [Totals::Registers, Totals::Shared, Totals::Output];
     pub const fn keyword(self) -> &'static str {
         match self {
             Totals::Registers => "registers",
             Totals::Shared => "shared",
+            Totals::Output => "output",
         }
     }
-    /// The short form in canonical names and sweep point names (`_totreg`, `_totsmem`).
+    /// The short form in canonical names and sweep point names (`_totreg`, `_totsmem`, `_totout`).
     pub const fn short_keyword(self) -> &'static str {
         match self {
             Totals::Registers => "reg",
             Totals::Shared => "smem",
+            Totals::Output => "out",
+        }
+    }
+}
+
+impl Segment {
+    pub const ALL: [Segment; 2] = [Segment::Registers, Segment::Shared];
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            Segment::Registers => "registers",
+            Segment::Shared => "shared",
         }
     }
 }
@@ -509,6 +535,7 @@ impl VariantDescription {
         stages: 1,
         accumulator_sets: 1,
         totals: Totals::Registers,
+        segment: Segment::Registers,
         refill: Refill::Burst,
         quantizer: Quantizer::Separate,
         blocks_per_sm: 1,
@@ -564,6 +591,7 @@ field_enums!(
     ScaleFetch,
     ExpandWidth,
     Totals,
+    Segment,
     Refill,
     Quantizer,
     RingLanes,
@@ -602,6 +630,7 @@ keyword_enums!(
     ScaleFetch,
     ExpandWidth,
     Totals,
+    Segment,
     Refill,
     Quantizer,
     RingLanes,

@@ -357,7 +357,7 @@ macro_rules! cp_async_field {
 }
 
 /// The number of fields a description has.
-pub const FIELD_COUNT: usize = 25;
+pub const FIELD_COUNT: usize = 26;
 
 /// Every field of a description, in canonical order (the order of the header and of the expansion).
 pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
@@ -385,6 +385,7 @@ pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
     count_field!(stages, "s"),
     count_field!(accumulator_sets, "acc"),
     keyword_field!(totals: Totals, "tot"),
+    keyword_field!(segment: Segment, "seg"),
     keyword_field!(refill: Refill),
     keyword_field!(quantizer: Quantizer, "q"),
     count_field!(blocks_per_sm, "b"),
@@ -549,6 +550,7 @@ mod tests {
             stages: 3,
             accumulator_sets: 2,
             totals: Totals::Shared,
+            segment: Segment::Shared,
             refill: Refill::Spread,
             quantizer: Quantizer::Fused,
             blocks_per_sm: 2,
@@ -616,6 +618,7 @@ mod tests {
                 "stages               = 1",
                 "accumulator_sets     = 1",
                 "totals               = registers",
+                "segment              = registers",
                 "refill               = burst",
                 "quantizer            = separate",
                 "blocks_per_sm        = 1",
@@ -635,11 +638,13 @@ mod tests {
         };
         assert_eq!(keywords("engine").len(), Engine::ALL.len());
         assert_eq!(keywords("refill"), ["burst", "spread", "tma"]);
+        assert_eq!(keywords("totals"), ["registers", "shared", "output"]);
+        assert_eq!(keywords("segment"), ["registers", "shared"]);
         let mut desc = VariantDescription::DEFAULTS;
         let e = set_field(&mut desc, "totals", &FieldValue::Word("wat".into())).unwrap_err();
         assert_eq!(
             e.message,
-            "totals must be one of registers, shared; got `wat`"
+            "totals must be one of registers, shared, output; got `wat`"
         );
     }
 }

@@ -2,8 +2,8 @@
 //! and the renderer (the offsets in the generated code) call, so the two can never disagree.
 
 use crate::description::{
-    Engine, NumericsMode, Refill, RingLanes, Totals, VariantDescription, SEGMENT_SUPERBLOCKS,
-    SUPERBLOCK_K,
+    Engine, NumericsMode, Refill, RingLanes, Segment, Totals, VariantDescription,
+    SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 
 /// Bytes added to every staged row so that neighbouring rows start in different banks, keeping 16-byte alignment.
@@ -32,7 +32,9 @@ pub struct SharedLayout {
     pub stages: u32,
     /// One f32 per output of the block tile after the stages (`totals = shared`), else 0.
     pub totals_bytes: u32,
-    /// After the totals, with `refill = tma`: per stage an mbarrier (8 bytes) its copies land on, then per stage
+    /// One f32 per output of the block tile after the totals (`segment = shared`), else 0.
+    pub segment_bytes: u32,
+    /// After the totals and segments, with `refill = tma`: per stage an mbarrier (8 bytes) its copies land on, then per stage
     /// a count of the warps done reading it (4 bytes), 16-byte rounded; else 0.
     pub stage_barrier_bytes: u32,
     /// Regions each window's tokens are written into during the window before it, after the stages and the
@@ -79,6 +81,14 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     let regfold = desc.engine.builds_rows_in_registers();
     let mut regions = Vec::new();
     let mut offset = 0u32;
+    // The copy engine writes each region as boxes starting 128-byte aligned (`refill = tma`).
+    let region_align = |bytes: u32| {
+        if desc.refill == Refill::Tma {
+            bytes.div_ceil(128).saturating_mul(128)
+        } else {
+            round16(bytes)
+        }
+    };
     let mut push = |name: &'static str, bytes: u32, row_stride: u32| {
         regions.push(Region {
             name,
@@ -86,7 +96,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
             bytes,
             row_stride,
         });
-        offset = offset.saturating_add(round16(bytes));
+        offset = offset.saturating_add(region_align(bytes));
     };
     if regfold {
         // The f16 fold reads 8 bytes of 4 rows per half-warp: 224-byte rows put them in 4 different 32-byte
@@ -162,6 +172,11 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     let totals_bytes = match desc.totals {
         Totals::Registers => 0,
         Totals::Shared => desc.nbj.saturating_mul(desc.tile_n).saturating_mul(4),
+        Totals::Output => 0,
+    };
+    let segment_bytes = match desc.segment {
+        Segment::Registers => 0,
+        Segment::Shared => desc.nbj.saturating_mul(desc.tile_n).saturating_mul(4),
     };
     let stage_barrier_bytes = match desc.refill {
         Refill::Tma => round16(12u32.saturating_mul(desc.stages)),
@@ -170,6 +185,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     let mut total_bytes = stage_bytes
         .saturating_mul(desc.stages)
         .saturating_add(totals_bytes)
+        .saturating_add(segment_bytes)
         .saturating_add(stage_barrier_bytes);
     let mut window_regions = Vec::new();
     let mut window_buffers = 0;
@@ -208,6 +224,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         stage_bytes,
         stages: desc.stages,
         totals_bytes,
+        segment_bytes,
         stage_barrier_bytes,
         window_regions,
         window_buffers,
@@ -270,6 +287,7 @@ fn stream_layout(desc: &VariantDescription) -> SharedLayout {
         stage_bytes: offset,
         stages: 1,
         totals_bytes: 0,
+        segment_bytes: 0,
         stage_barrier_bytes: 0,
         window_regions: Vec::new(),
         window_buffers: 0,
@@ -385,6 +403,7 @@ fn ring_with_barriers(
         stage_bytes,
         stages: desc.stages,
         totals_bytes: 0,
+        segment_bytes: 0,
         stage_barrier_bytes: 0,
         window_regions: Vec::new(),
         window_buffers: 0,

@@ -2,7 +2,7 @@
 //! order, CUTLASS-style, so that the name alone tells a reviewer the whole configuration. The declared name
 //! and the architecture list are left out: neither changes the source.
 
-use crate::description::{Engine, Quantizer, RingLanes, VariantDescription};
+use crate::description::{Engine, Quantizer, RingLanes, Segment, VariantDescription};
 
 /// `q6k_<engine>_<mode>_<nbj>x<tile_n>_w<warps_m>x<warps_n>_kdr<k>_ks<ksplit>_<fetch>_<expand>_cpa<a>_cpp<p>_s<stages>`,
 /// then `_acc<sets>` for the prefolded and wgmma engines, the only ones with a choice of accumulator sets, and for
@@ -25,6 +25,11 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
         format!("_tot{}", desc.totals.short_keyword())
     } else {
         String::new()
+    };
+    // Only a segment moved to shared memory is named; registers, the default, are not.
+    let segment = match desc.segment {
+        Segment::Registers => "",
+        Segment::Shared => "_segsmem",
     };
     // Only a requested occupancy changes the source (`__launch_bounds__`), so only then is it named.
     let occupancy = if desc.blocks_per_sm > 1 {
@@ -62,7 +67,7 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
         String::new()
     };
     format!(
-        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{quantizer}{unroll}{token_unroll}{ring_lanes}{warps_k}{occupancy}",
+        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{segment}{quantizer}{unroll}{token_unroll}{ring_lanes}{warps_k}{occupancy}",
         desc.engine,
         desc.mode,
         desc.nbj,

@@ -354,7 +354,7 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             &mut errors,
             // (The other register-fold engines refuse every mode but int_per32 above, in their own sentence.)
             (desc.engine == Engine::WgmmaK32Regfold
-                && desc.refill == Refill::Burst
+                && matches!(desc.refill, Refill::Burst | Refill::Tma)
                 && desc.ksplit == 1
                 && desc.accumulator_sets == 1)
                 || (desc.engine != Engine::WgmmaK32Regfold
@@ -362,7 +362,7 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             "mode",
             format!(
                 "mode int12_per256 multiplies its two activation planes by the fold's two weight planes with wgmma, \
-                 which engine wgmma_k32_regfold does with refill = burst, ksplit = 1 and accumulator_sets = 1 (its \
+                 which engine wgmma_k32_regfold does with refill = burst or tma, ksplit = 1 and accumulator_sets = 1 (its \
                  three sums are not h and l sets); got engine {}, refill = {}, ksplit = {}, accumulator_sets = {}",
                 desc.engine, desc.refill, desc.ksplit, desc.accumulator_sets
             ),
@@ -699,7 +699,9 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         ),
         Refill::Tma => check(
             &mut errors,
-            (desc.engine.is_mma_sync_in_registers() || desc.ring_lanes == RingLanes::Fragments)
+            (desc.engine.is_mma_sync_in_registers()
+                || desc.ring_lanes == RingLanes::Fragments
+                || (desc.engine == Engine::WgmmaK32Regfold && desc.mode == NumericsMode::Int12Per256))
                 && desc.stages > 1
                 && desc.archs == ArchSet::EMPTY.with(Arch::Sm90)
                 && desc.nbj <= TMA_MAX_BOX_ROWS
@@ -708,9 +710,10 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             format!(
                 "refill = tma stages each window with bulk tensor copies (TMA) completing on an mbarrier (sm_90 \
                  only), whose boxes take at most {TMA_MAX_BOX_ROWS} rows: it needs engine mma_k32_regfold or \
-                 mma_k16_widen (or stream_ring with ring_lanes = fragments), stages > 1, archs [sm_90], nbj and tile_n at most {TMA_MAX_BOX_ROWS}; this is engine {} with \
-                 stages = {}, archs {}, nbj = {}, tile_n = {}",
-                desc.engine, desc.stages, desc.archs, desc.nbj, desc.tile_n
+                 mma_k16_widen (or wgmma_k32_regfold under mode int12_per256, or stream_ring with ring_lanes = \
+                 fragments), stages > 1, archs [sm_90], nbj and tile_n at most {TMA_MAX_BOX_ROWS}; this is engine {} \
+                 (mode {}) with stages = {}, archs {}, nbj = {}, tile_n = {}",
+                desc.engine, desc.mode, desc.stages, desc.archs, desc.nbj, desc.tile_n
             ),
         ),
     }
@@ -719,9 +722,34 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         desc.totals == Totals::Registers || desc.ksplit == 1,
         "totals",
         format!(
-            "totals = shared keeps the sums of finished segments, which a split K (ksplit = {}) writes to global \
+            "totals = {} keeps the sums of finished segments, which a split K (ksplit = {}) writes to global \
              memory instead: use totals = registers",
-            desc.ksplit
+            desc.totals, desc.ksplit
+        ),
+    );
+    // The streaming engines keep their sums themselves: each lane's total and segment in registers (stream_dp4a),
+    // or the super-blocks' sums in shared memory (stream_ring, whose totals are refused with its other rules).
+    if desc.engine == Engine::StreamDp4a {
+        require_fields(
+            &mut errors,
+            &[
+                ("totals", desc.totals == Totals::Registers),
+                ("segment", desc.segment == Segment::Registers),
+            ],
+            format!(
+                "engine stream_dp4a keeps each lane's total and running segment in registers itself: totals and \
+                 segment must be registers; got totals = {}, segment = {}",
+                desc.totals, desc.segment
+            ),
+        );
+    }
+    check(
+        &mut errors,
+        desc.segment == Segment::Registers || desc.engine != Engine::StreamRing,
+        "segment",
+        format!(
+            "engine stream_ring sums its super-blocks in shared memory itself: segment must be registers; got {}",
+            desc.segment
         ),
     );
     check(

@@ -526,6 +526,7 @@ mod tests {
                 stages: 2u32,
                 accumulator_sets: 1u32,
                 totals: ::mmqgen::codegen::Totals::Registers,
+                segment: ::mmqgen::codegen::Segment::Registers,
                 refill: ::mmqgen::codegen::Refill::Burst,
                 quantizer: ::mmqgen::codegen::Quantizer::Separate,
                 blocks_per_sm: 1u32,

@@ -314,13 +314,14 @@ pub const WGMMA_REGFOLD_128X64: VariantDescription = variant! {
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
     accumulator_sets: 2, totals: shared, archs: [sm_90],
 };
-/// Mode int12_per256 (docs/PERF.md logs 43-44): 12-bit activations per 256 in two int8 planes times the fold's
+/// Mode int12_per256 (docs/PERF.md logs 43-46): 12-bit activations per 256 in two int8 planes times the fold's
 /// two weight planes, four wgmmas a chunk summing the whole super-block, no per-chunk epilogue; two warpgroups of
-/// 64 rows x 64 tokens. Bit-exact, 35x the default's activation accuracy, and in this first form 1.6x slower than
-/// `tma_128x128` (150 against 92 µs at 4096x512x4096): no rule picks it.
+/// 64 rows x 64 tokens, each window brought by the copy engine (its tokens a box per 16-byte column). Bit-exact,
+/// 35x the default's activation accuracy, and 1.3x slower than `tma_128x128` (122 against 92 µs at
+/// 4096x512x4096; 150 with cp.async staging): no rule picks it.
 pub const WGMMA_I12_128X64: VariantDescription = variant! {
     name: "wgmma_i12_128x64", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 64,
-    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,
     archs: [sm_90],
 };
 /// The fold in f16 for the f16 warpgroup MMA with f32 accumulation (docs/PERF.md log 23-27): the tensor core

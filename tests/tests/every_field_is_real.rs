@@ -67,6 +67,8 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
             ],
         ),
         ("totals", vec![("totals", word("shared"))]),
+        ("totals", vec![("totals", word("output"))]),
+        ("segment", vec![("segment", word("shared"))]),
         ("blocks_per_sm", vec![("blocks_per_sm", Int(2))]),
         (
             "chunk_unroll",

@@ -231,6 +231,7 @@ struct RenderContext {
     ring_fragment_superblocks: u32,
     /// Groups of such a ring's warps along K (`warps_k`).
     warps_k: u32,
+
     /// A ring's launch bounds name its blocks an SM even when that is one ([`ring_names_blocks_per_sm`]).
     ring_names_blocks_per_sm: bool,
     /// The numerics mode's keyword (`int_per32`, ...).
@@ -285,6 +286,14 @@ struct RenderContext {
     totals_bytes: u32,
     /// Segment totals live in shared memory.
     shared_totals: bool,
+    /// The output itself holds the segment totals (`totals = output`).
+    output_totals: bool,
+    /// Bytes of the running segments in shared memory, after the totals (0 when they live in registers).
+    segment_bytes: u32,
+    /// Running segments live in shared memory (`segment = shared`).
+    shared_segment: bool,
+    /// How output `o`'s running segment is indexed: `o` in registers, `o * THREADS` in shared memory.
+    segment_slot: &'static str,
     /// Refills are issued a slice per chunk (`refill = spread`).
     spread_refill: bool,
     /// Padded stages arrive by bulk tensor copies on one mbarrier per stage (`refill = tma`).
@@ -532,6 +541,13 @@ fn render_context(
         total_bytes: layout.total_bytes,
         totals_bytes: layout.totals_bytes,
         shared_totals: desc.totals == Totals::Shared,
+        output_totals: desc.totals == Totals::Output,
+        segment_bytes: layout.segment_bytes,
+        shared_segment: desc.segment == Segment::Shared,
+        segment_slot: match desc.segment {
+            Segment::Registers => "o",
+            Segment::Shared => "o * THREADS",
+        },
         spread_refill: desc.refill == Refill::Spread,
         tma_refill: desc.refill == Refill::Tma,
         stage_barrier_bytes: layout.stage_barrier_bytes,

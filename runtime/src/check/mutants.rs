@@ -44,7 +44,7 @@ pub struct Mutant {
 pub const MUTANT_SHAPE: Shape = Shape::new(1000, 77, 2816);
 
 /// Every mutant the suite ships, in a stable order.
-pub const MUTANTS: [Mutant; 7] = [
+pub const MUTANTS: [Mutant; 8] = [
     Mutant {
         name: "swapped_fma_order",
         base_variant: "r41",
@@ -117,6 +117,16 @@ pub const MUTANTS: [Mutant; 7] = [
         replace: "(uint32)superblock_cross[o] * 32u",
         shape: MUTANT_SHAPE,
         layout: Layout::Raw,
+    },
+    Mutant {
+        name: "int12_token_box_column",
+        base_variant: "wgmma_i12_128x64",
+        what: "The copy engine's token boxes step 4 16-bit elements a column instead of 8, so each window stages \
+               overlapping halves of its 16-byte columns and half of every chunk's planes is never read.",
+        find: "(window * TOKEN_COLUMNS + column) * 8",
+        replace: "(window * TOKEN_COLUMNS + column) * 4",
+        shape: MUTANT_SHAPE,
+        layout: Layout::Padded,
     },
 ];
 
@@ -380,7 +390,7 @@ mod tests {
             find("reversed").unwrap_err().to_string(),
             "no mutant named 'reversed': the mutants are swapped_fma_order, transposed_mma_fragment, \
              wrong_narrow_byte_offset, off_by_one_token_edge, prefolded_low_pass_skipped, \
-             tma_weight_box_raw_stride, int12_cross_weight"
+             tma_weight_box_raw_stride, int12_cross_weight, int12_token_box_column"
         );
     }
 

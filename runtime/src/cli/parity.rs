@@ -1562,7 +1562,7 @@ mod tests {
         );
         assert_eq!(
             mutant_summary(&outcomes),
-            "7 mutant(s): 7 caught, 0 missed, 0 failed, 0 skipped"
+            "8 mutant(s): 8 caught, 0 missed, 0 failed, 0 skipped"
         );
 
         // The mutated kernel passes: missed.
@@ -1573,7 +1573,7 @@ mod tests {
         assert!(outcomes.iter().all(|o| o.verdict.is_bad()));
         assert_eq!(
             mutant_summary(&outcomes),
-            "7 mutant(s): 0 caught, 7 missed, 0 failed, 0 skipped"
+            "8 mutant(s): 0 caught, 8 missed, 0 failed, 0 skipped"
         );
 
         // A kernel fault is a catch; its sentence is shown under the table.

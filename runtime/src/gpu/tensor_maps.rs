@@ -113,8 +113,13 @@ pub struct Boxes {
     token_elements: u32,
     token_element_bytes: u32,
     token_rows: u32,
-    /// Chunks of the scales' box (`kdr`): rows of `tile_n` scales, one a chunk.
+    /// Groups of the scales' box (`kdr` chunks of per-32 scales, or one super-block's per-256 ones): rows of
+    /// `tile_n` scales, one a group.
     scale_rows: u32,
+    /// int8 planes per activation value (2 under `int12_per256`): a token's row is `k * planes` bytes.
+    planes: u32,
+    /// Activation values per scale (32 or 256): the scales have `k / group` rows.
+    group: u32,
 }
 
 impl Boxes {
@@ -134,15 +139,26 @@ impl Boxes {
                 token_element_bytes: 4,
                 token_rows: desc.tile_n,
                 scale_rows: RING_FRAGMENT_SUPERBLOCKS * 8,
+                planes: 1,
+                group: 32,
             });
         }
+        let group = desc.mode.activation_group();
         Some(Boxes {
             weight_elements: stride("smem_weights") / 2,
             weight_rows: desc.nbj,
-            token_elements: stride("smem_activations") / 2,
+            // wgmma reads its tokens as core matrices: the kernel copies a window column by column, 16 bytes of
+            // every token's row a box (docs/KERNELS.md).
+            token_elements: if desc.engine.is_wgmma() {
+                8
+            } else {
+                stride("smem_activations") / 2
+            },
             token_element_bytes: 2,
             token_rows: desc.tile_n,
-            scale_rows: desc.kdr,
+            scale_rows: (desc.kdr * 32).div_ceil(group),
+            planes: desc.mode.activation_planes(),
+            group,
         })
     }
 
@@ -202,9 +218,9 @@ impl Boxes {
                 CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16
             },
             address: act_q,
-            row_elements: k as u64 / u64::from(self.token_element_bytes),
+            row_elements: k as u64 * u64::from(self.planes) / u64::from(self.token_element_bytes),
             rows: n as u64,
-            row_bytes: k as u64,
+            row_bytes: k as u64 * u64::from(self.planes),
             box_elements: self.token_elements,
             box_rows: self.token_rows,
         };
@@ -214,7 +230,7 @@ impl Boxes {
             address: act_d,
             // The whole row, not n: scale_position puts some of the last quad's scales past n.
             row_elements: scale_row_stride(n) as u64,
-            rows: k as u64 / 32,
+            rows: k as u64 / u64::from(self.group),
             row_bytes: scale_row_stride(n) as u64 * 4,
             box_elements: self.token_rows,
             box_rows: self.scale_rows,
@@ -264,6 +280,8 @@ mod tests {
             token_element_bytes: 2,
             token_rows: 128,
             scale_rows: 8,
+            planes: 1,
+            group: 32,
         };
         for n in 1..=300 {
             let scales = boxes.maps(Some(0), 0, 0, 128, n, 4096).scales;
@@ -309,5 +327,38 @@ mod tests {
         assert_eq!(maps.tokens.row_bytes, 4096);
         // 16 chunks of 16 tokens' scales.
         assert_eq!((maps.scales.box_elements, maps.scales.box_rows), (16, 16));
+    }
+
+    #[test]
+    fn an_int12_wgmma_box_is_a_column_of_two_plane_rows() {
+        use mmqgen_codegen::{Arch, ArchSet, Engine, ExpandWidth, NumericsMode, ScaleFetch};
+        let desc = VariantDescription {
+            name: "i12".into(),
+            engine: Engine::WgmmaK32Regfold,
+            mode: NumericsMode::Int12Per256,
+            kdr: 8,
+            nbj: 128,
+            tile_n: 64,
+            warps_m: 8,
+            warps_n: 1,
+            scale_fetch: ScaleFetch::Narrow,
+            expand: ExpandWidth::Uint4,
+            stages: 3,
+            refill: Refill::Tma,
+            archs: ArchSet::EMPTY.with(Arch::Sm90),
+            ..VariantDescription::DEFAULTS
+        };
+        mmqgen_codegen::validate(&desc).unwrap();
+        let maps = Boxes::of(&desc)
+            .unwrap()
+            .maps(Some(0), 0, 0, 4096, 77, 4096);
+        // 16 bytes (8 16-bit elements) of each of the 64 tokens' rows: one column of core matrices.
+        assert_eq!((maps.tokens.box_elements, maps.tokens.box_rows), (8, 64));
+        // A token's row holds both planes: 2 K bytes.
+        assert_eq!(maps.tokens.row_bytes, 8192);
+        assert_eq!(maps.tokens.row_elements, 4096);
+        // One scale a token and super-block: K / 256 rows, one a window.
+        assert_eq!(maps.scales.rows, 16);
+        assert_eq!((maps.scales.box_elements, maps.scales.box_rows), (64, 1));
     }
 }

@@ -1,0 +1,22 @@
+// The ring engine sums its super-blocks in shared memory itself: segment = shared is refused.
+use mmqgen_codegen::VariantDescription;
+
+const V: VariantDescription = mmqgen_macros::variant! {
+    name: "bad",
+    engine: stream_ring,
+    mode: int_per32,
+    kdr: 8,
+    nbj: 32,
+    tile_n: 1,
+    warps_m: 8,
+    warps_n: 1,
+    scale_fetch: narrow,
+    expand: uint4,
+    stages: 2,
+    segment: shared,
+    archs: [sm_90],
+};
+
+fn main() {
+    let _ = V;
+}
