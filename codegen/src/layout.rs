@@ -81,13 +81,12 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     let regfold = desc.engine.builds_rows_in_registers();
     let mut regions = Vec::new();
     let mut offset = 0u32;
-    // The copy engine writes each region as boxes starting 128-byte aligned (`refill = tma`).
-    let region_align = |bytes: u32| {
-        if desc.refill == Refill::Tma {
-            bytes.div_ceil(128).saturating_mul(128)
-        } else {
-            round16(bytes)
-        }
+    // The copy engine writes each region as boxes starting 128-byte aligned (`refill = tma`), and wgmma's token
+    // boxes on 512-byte atoms of the 64-byte swizzle.
+    let region_align = |bytes: u32| match (desc.refill, wgmma) {
+        (Refill::Tma, true) => bytes.div_ceil(512).saturating_mul(512),
+        (Refill::Tma, false) => bytes.div_ceil(128).saturating_mul(128),
+        _ => round16(bytes),
     };
     let mut push = |name: &'static str, bytes: u32, row_stride: u32| {
         regions.push(Region {
@@ -142,13 +141,18 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     }
     // The f16 engine brings its tokens through registers into its window regions (below), not through a stage.
     if desc.engine != Engine::WgmmaF16Regfold {
-        // The 12-bit mode's two planes are interleaved by chunk: a token's window is twice as many bytes.
+        // The 12-bit mode's two planes are interleaved by chunk: a token's window is twice as many bytes. The copy
+        // engine stages wgmma's tokens as 64-byte rows (a chunk's two planes) in the 64-byte swizzle.
         push(
             "smem_activations",
             desc.tile_n
                 .saturating_mul(staged_row)
                 .saturating_mul(desc.mode.activation_planes()),
-            row_stride,
+            if wgmma && desc.refill == Refill::Tma {
+                64
+            } else {
+                row_stride
+            },
         );
         let scales_per_token = match desc.mode {
             NumericsMode::IntPer256 | NumericsMode::Int12Per256 => 1,

@@ -316,9 +316,9 @@ pub const WGMMA_REGFOLD_128X64: VariantDescription = variant! {
 };
 /// Mode int12_per256 (docs/PERF.md logs 43-46): 12-bit activations per 256 in two int8 planes times the fold's
 /// two weight planes, four wgmmas a chunk summing the whole super-block, no per-chunk epilogue; two warpgroups of
-/// 64 rows x 64 tokens, each window brought by the copy engine (its tokens a box per 16-byte column). Bit-exact,
-/// 35x the default's activation accuracy, and 1.3x slower than `tma_128x128` (122 against 92 µs at
-/// 4096x512x4096; 150 with cp.async staging): no rule picks it.
+/// 64 rows x 64 tokens, each window brought by the copy engine (its tokens a box per chunk, 64-byte swizzled).
+/// Bit-exact, 35x the default's activation accuracy, and within 6% of `tma_128x128` at 512-2048 tokens (97 against
+/// 92 µs at 4096x512x4096), 7% faster at 14336x512x4096 (317 against 340): no rule picks it yet (PERF.md log 47).
 pub const WGMMA_I12_128X64: VariantDescription = variant! {
     name: "wgmma_i12_128x64", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,

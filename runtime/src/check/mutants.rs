@@ -121,10 +121,10 @@ pub const MUTANTS: [Mutant; 8] = [
     Mutant {
         name: "int12_token_box_column",
         base_variant: "wgmma_i12_128x64",
-        what: "The copy engine's token boxes step 4 16-bit elements a column instead of 8, so each window stages \
-               overlapping halves of its 16-byte columns and half of every chunk's planes is never read.",
-        find: "(window * TOKEN_COLUMNS + column) * 8",
-        replace: "(window * TOKEN_COLUMNS + column) * 4",
+        what: "The copy engine's token boxes step 16 16-bit elements a chunk instead of 32, so each window stages \
+               the first half of its chunks twice over and never the second.",
+        find: "(window * CHUNKS_PER_WINDOW + chunk) * 32",
+        replace: "(window * CHUNKS_PER_WINDOW + chunk) * 16",
         shape: MUTANT_SHAPE,
         layout: Layout::Padded,
     },

@@ -40,6 +40,9 @@ struct Map2d {
     row_bytes: u64,
     box_elements: u32,
     box_rows: u32,
+    /// How the copy engine lays each box row out in shared memory: as it is, or in the 64-byte swizzle that
+    /// wgmma's descriptors read (the int12 engine's token planes).
+    swizzle: CUtensorMapSwizzle,
 }
 
 impl Map2d {
@@ -63,7 +66,7 @@ impl Map2d {
                 boxes.as_ptr(),
                 element_strides.as_ptr(),
                 CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+                self.swizzle,
                 CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
             )
@@ -120,6 +123,8 @@ pub struct Boxes {
     planes: u32,
     /// Activation values per scale (32 or 256): the scales have `k / group` rows.
     group: u32,
+    /// The tokens' boxes land in the 64-byte swizzle (wgmma reads them through swizzled descriptors).
+    swizzled_tokens: bool,
 }
 
 impl Boxes {
@@ -141,16 +146,17 @@ impl Boxes {
                 scale_rows: RING_FRAGMENT_SUPERBLOCKS * 8,
                 planes: 1,
                 group: 32,
+                swizzled_tokens: false,
             });
         }
         let group = desc.mode.activation_group();
         Some(Boxes {
             weight_elements: stride("smem_weights") / 2,
             weight_rows: desc.nbj,
-            // wgmma reads its tokens as core matrices: the kernel copies a window column by column, 16 bytes of
-            // every token's row a box (docs/KERNELS.md).
+            // wgmma reads its tokens through 64-byte swizzled descriptors: the kernel copies a window chunk by
+            // chunk, the chunk's 64 bytes (both planes) of every token's row a box (docs/KERNELS.md).
             token_elements: if desc.engine.is_wgmma() {
-                8
+                32
             } else {
                 stride("smem_activations") / 2
             },
@@ -159,6 +165,7 @@ impl Boxes {
             scale_rows: (desc.kdr * 32).div_ceil(group),
             planes: desc.mode.activation_planes(),
             group,
+            swizzled_tokens: desc.engine.is_wgmma(),
         })
     }
 
@@ -209,6 +216,7 @@ impl Boxes {
             row_bytes: superblocks * u64::from(PADDED_BLOCK_BYTES),
             box_elements: self.weight_elements,
             box_rows: self.weight_rows,
+            swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
         });
         let tokens = Map2d {
             name: "tokens",
@@ -223,6 +231,11 @@ impl Boxes {
             row_bytes: k as u64 * u64::from(self.planes),
             box_elements: self.token_elements,
             box_rows: self.token_rows,
+            swizzle: if self.swizzled_tokens {
+                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B
+            } else {
+                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE
+            },
         };
         let scales = Map2d {
             name: "activation scales",
@@ -234,6 +247,7 @@ impl Boxes {
             row_bytes: scale_row_stride(n) as u64 * 4,
             box_elements: self.token_rows,
             box_rows: self.scale_rows,
+            swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
         };
         CallMaps {
             weights,
@@ -282,6 +296,7 @@ mod tests {
             scale_rows: 8,
             planes: 1,
             group: 32,
+            swizzled_tokens: false,
         };
         for n in 1..=300 {
             let scales = boxes.maps(Some(0), 0, 0, 128, n, 4096).scales;
@@ -330,7 +345,7 @@ mod tests {
     }
 
     #[test]
-    fn an_int12_wgmma_box_is_a_column_of_two_plane_rows() {
+    fn an_int12_wgmma_box_is_a_chunk_of_two_plane_rows() {
         use mmqgen_codegen::{Arch, ArchSet, Engine, ExpandWidth, NumericsMode, ScaleFetch};
         let desc = VariantDescription {
             name: "i12".into(),
@@ -352,8 +367,12 @@ mod tests {
         let maps = Boxes::of(&desc)
             .unwrap()
             .maps(Some(0), 0, 0, 4096, 77, 4096);
-        // 16 bytes (8 16-bit elements) of each of the 64 tokens' rows: one column of core matrices.
-        assert_eq!((maps.tokens.box_elements, maps.tokens.box_rows), (8, 64));
+        // A chunk's 64 bytes (32 16-bit elements: both planes) of each of the 64 tokens' rows, 64-byte swizzled.
+        assert_eq!((maps.tokens.box_elements, maps.tokens.box_rows), (32, 64));
+        assert_eq!(
+            maps.tokens.swizzle,
+            CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B
+        );
         // A token's row holds both planes: 2 K bytes.
         assert_eq!(maps.tokens.row_bytes, 8192);
         assert_eq!(maps.tokens.row_elements, 4096);
