@@ -219,6 +219,10 @@ pub struct VariantDescription {
     /// warps takes a contiguous run of whole segments with a ring of its own, and the first adds the later groups'
     /// segment sums in K order at the end (NUMERICS.md 4). Other variants: 1.
     pub warps_k: u32,
+    /// Blocks of a thread-block cluster along the weight rows (sm_90, `wgmma_k32_regfold` with `refill = tma`):
+    /// they share one token tile, and each stage's token boxes come from L2 once for all of them, multicast by the
+    /// copy engine (each block issues its share). 1 = no cluster.
+    pub cluster: u32,
     pub archs: ArchSet,
     /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).
     pub allow_spills: bool,
@@ -543,6 +547,7 @@ impl VariantDescription {
         token_unroll: 0,
         ring_lanes: RingLanes::Superblocks,
         warps_k: 1,
+        cluster: 1,
         archs: ArchSet::EMPTY.with(Arch::Sm90),
         allow_spills: false,
     };

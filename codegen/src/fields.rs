@@ -357,7 +357,7 @@ macro_rules! cp_async_field {
 }
 
 /// The number of fields a description has.
-pub const FIELD_COUNT: usize = 26;
+pub const FIELD_COUNT: usize = 27;
 
 /// Every field of a description, in canonical order (the order of the header and of the expansion).
 pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
@@ -393,6 +393,7 @@ pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
     unroll_field!(token_unroll, "tu"),
     keyword_field!(ring_lanes: RingLanes, "lanes"),
     count_field!(warps_k, "wk"),
+    count_field!(cluster, "c"),
     field!(
         archs,
         FieldKind::Archs {
@@ -558,6 +559,7 @@ mod tests {
             token_unroll: 1,
             ring_lanes: RingLanes::Rows,
             warps_k: 2,
+            cluster: 2,
             archs: ArchSet::EMPTY.with(Arch::Sm80).with(Arch::Sm90),
             allow_spills: true,
         }
@@ -626,6 +628,7 @@ mod tests {
                 "token_unroll         = full",
                 "ring_lanes           = superblocks",
                 "warps_k              = 1",
+                "cluster              = 1",
             ]
         );
     }

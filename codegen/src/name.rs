@@ -66,8 +66,14 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
     } else {
         String::new()
     };
+    // Only a cluster of blocks changes the launch and the copies; one block is not named.
+    let cluster = if desc.cluster > 1 {
+        format!("_c{}", desc.cluster)
+    } else {
+        String::new()
+    };
     format!(
-        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{segment}{quantizer}{unroll}{token_unroll}{ring_lanes}{warps_k}{occupancy}",
+        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{segment}{quantizer}{unroll}{token_unroll}{ring_lanes}{warps_k}{occupancy}{cluster}",
         desc.engine,
         desc.mode,
         desc.nbj,

@@ -164,6 +164,8 @@ pub const RING_MAX_TOKENS: u32 = 8;
 pub const RING_FRAGMENT_TOKENS: [u32; 2] = [8, 16];
 /// The legal `warps_k` values: groups of a fragment ring's warps along K, each with whole segments.
 pub const RING_WARPS_K: [u32; 3] = [1, 2, 4];
+/// The legal `cluster` values: blocks of a thread-block cluster along the rows, sharing one token tile.
+pub const CLUSTER_BLOCKS: [u32; 3] = [1, 2, 4];
 /// Row groups a fragment ring may have: each has a named barrier of its own (1..=15; 0 is the block's).
 pub const RING_FRAGMENT_ROW_GROUPS: u32 = 15;
 
@@ -495,6 +497,28 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.warps_k,
             desc.engine,
             desc.ring_lanes
+        ),
+    );
+    check(
+        &mut errors,
+        CLUSTER_BLOCKS.contains(&desc.cluster)
+            && (desc.cluster == 1
+                || (desc.engine == Engine::WgmmaK32Regfold
+                    && desc.refill == Refill::Tma
+                    && desc.ksplit == 1
+                    && desc.kdr.is_multiple_of(desc.cluster))),
+        "cluster",
+        format!(
+            "cluster = N makes N blocks along the rows share each stage's token boxes, multicast by the copy engine, \
+             each block issuing a kdr / N of them: it must be {}, and more than 1 only with engine wgmma_k32_regfold, \
+             refill = tma, ksplit = 1 and kdr a multiple of it; got cluster = {} with engine {}, refill = {}, \
+             ksplit = {}, kdr = {}",
+            one_of(&CLUSTER_BLOCKS),
+            desc.cluster,
+            desc.engine,
+            desc.refill,
+            desc.ksplit,
+            desc.kdr
         ),
     );
     check(

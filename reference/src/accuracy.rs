@@ -14,6 +14,10 @@ use mmqgen_codegen::NumericsMode;
 /// The NMSE gate (the bound llama.cpp's test-backend-ops uses for MUL_MAT).
 pub const NMSE_GATE: f64 = 5e-4;
 
+/// The most activation-side NMSE the embedded default's mode may add at 16 outlier channels per 4096
+/// (DECISIONS.md 13): half of q6_K's own weight rounding (3.1e-4).
+pub const DEFAULT_ACTIVATION_NMSE_CAP: f64 = 1.5e-4;
+
 /// One line of the accuracy table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AccuracyRow {

@@ -324,6 +324,15 @@ pub const WGMMA_I12_128X64: VariantDescription = variant! {
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,
     archs: [sm_90],
 };
+/// The int12 engine with 96 tokens a block (docs/PERF.md logs 46-47): the fold serves half as many tokens again;
+/// the three sums of 64 x 96 leave no registers for the super-block totals, which live in shared memory. 636
+/// against the default's 690 µs at 4096^3 and 353 against 351 at 4096x2048x4096, behind 128 x 64 from 512 tokens
+/// down (121 against 97 at 4096x512x4096: 192 blocks are 1.45 waves of 132 SMs).
+pub const WGMMA_I12_128X96: VariantDescription = variant! {
+    name: "wgmma_i12_128x96", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 96,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, totals: shared,
+    archs: [sm_90],
+};
 /// The fold in f16 for the f16 warpgroup MMA with f32 accumulation (docs/PERF.md log 23-27): the tensor core
 /// sums each chunk's whole `I32` exactly, leaving one fma per output and chunk. Bit-exact, about 0.8x
 /// `regfold_128x128` (1175 against 948 µs at 4096^3): each warp folds for only 64 tokens, and what holds its
@@ -525,6 +534,7 @@ pub fn all() -> Vec<VariantDescription> {
         REGFOLD_64X64_KS2,
         WGMMA_REGFOLD_128X64,
         WGMMA_I12_128X64,
+        WGMMA_I12_128X96,
         WGMMA_F16_128X64,
         STREAM_T1,
         STREAM_T2,

@@ -183,7 +183,16 @@ fn the_embedded_config_checks_clean_and_explains_a_shape() {
         "explain", "--arch", "sm_90", "--m", "4096", "--n", "512", "--k", "14336",
     ]);
     assert!(explain.status.success(), "{}", stderr(&explain));
-    assert!(!stdout(&explain).is_empty());
+    let out = stdout(&explain);
+    // What the pick costs (DECISIONS.md 12) and what error its mode adds (DECISIONS.md 13), both within the caps.
+    assert!(
+        out.contains("footprint: ") && out.contains("1.07x the GGUF"),
+        "{out}"
+    );
+    assert!(
+        out.contains("accuracy: mode ") && out.contains("1.5e-4: within)"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -126,7 +126,20 @@ pub fn run_explain(args: &ExplainArgs, all: &[VariantDescription]) -> Result<Exi
     print!("{}", config.explain(arch, layout, args.m, args.n, args.k));
     let chosen = config.select(arch, layout, args.m, args.n, args.k)?;
     println!("{}", footprint_line(chosen.variant, layout, args.m, args.k));
+    println!("{}", accuracy_line(chosen.variant.mode));
     Ok(ExitCode::SUCCESS)
+}
+
+/// One line on the error the chosen variant's mode adds on the activation side (DECISIONS.md 13), measured here by
+/// the CPU reference on NUMERICS.md 6's data (m = 256, n = 64, K = 4096, seed 7, 16 outlier channels per 4096).
+pub fn accuracy_line(mode: crate::codegen::NumericsMode) -> String {
+    let nmse = crate::reference::mode_nmse(mode, 256, 64, 4096, 7, 16);
+    let cap = crate::reference::DEFAULT_ACTIVATION_NMSE_CAP;
+    format!(
+        "accuracy: mode {mode} adds NMSE {nmse:.1e} on the activation side at 16 outlier channels per 4096 \
+         (NUMERICS.md 6; the embedded default's cap is {cap:.1e}: {})",
+        if nmse <= cap { "within" } else { "over, an explicit choice only" }
+    )
 }
 
 /// One line on what the chosen variant costs on the device in `layout` (DECISIONS.md 12).

@@ -69,6 +69,19 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
         }
     }
 
+    // What error their modes add on the activation side (DECISIONS.md 13).
+    let mut modes: Vec<NumericsMode> = Vec::new();
+    for arch in Arch::ALL {
+        for variant in selected(&config, arch) {
+            if !modes.contains(&variant.mode) {
+                modes.push(variant.mode);
+            }
+        }
+    }
+    for mode in modes {
+        println!("{}", crate::cli::config::accuracy_line(mode));
+    }
+
     println!("\n== 1. Compile the selected variants with NVRTC");
     if crate::compile::nvrtc_available() {
         let version = crate::compile::nvrtc_version()?;

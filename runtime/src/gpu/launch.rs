@@ -343,14 +343,16 @@ pub fn quantizer_config(n: usize, k: usize, group: u32) -> Result<LaunchConfig, 
     })
 }
 
-/// The matmul launch: `grid = (ceil(m / nbj), ceil(n / tile_n), ksplit)`, `block = 32 * warps_m * warps_n`.
+/// The matmul launch: `grid = (ceil(m / nbj), ceil(n / tile_n), ksplit)`, `block = 32 * warps_m * warps_n`; in a
+/// cluster (`cluster > 1`) x is rounded up to whole clusters (the blocks past m read zeros and write nothing).
 pub fn matmul_config(
     desc: &VariantDescription,
     m: usize,
     n: usize,
     dynamic_shared: u32,
 ) -> Result<LaunchConfig, ShapeError> {
-    let gx = m.div_ceil(desc.nbj.max(1) as usize) as u64;
+    let cluster = desc.cluster.max(1) as u64;
+    let gx = (m.div_ceil(desc.nbj.max(1) as usize) as u64).div_ceil(cluster) * cluster;
     let gy = n.div_ceil(desc.tile_n.max(1) as usize) as u64;
     if gx > i32::MAX as u64 {
         return Err(ShapeError::Grid {
@@ -1664,6 +1666,15 @@ mod tests {
         assert_eq!(
             matmul_config(&split, 64, 1, 60_000).unwrap().grid_dim,
             (1, 1, 3)
+        );
+        // A cluster of two takes whole pairs of row tiles: 65 tiles of 64 rows round up to 66.
+        let pair = VariantDescription {
+            cluster: 2,
+            ..d.clone()
+        };
+        assert_eq!(
+            matmul_config(&pair, 4097, 513, 0).unwrap().grid_dim,
+            (66, 17, 1)
         );
         assert_eq!(
             matmul_config(&split, 64, 1, 60_000)

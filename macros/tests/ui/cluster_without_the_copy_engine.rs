@@ -1,0 +1,22 @@
+// A cluster shares each stage's token boxes by TMA multicast, which a cp.async refill does not issue.
+use mmqgen_codegen::VariantDescription;
+
+const V: VariantDescription = mmqgen_macros::variant! {
+    name: "bad",
+    engine: wgmma_k32_regfold,
+    mode: int12_per256,
+    kdr: 8,
+    nbj: 128,
+    tile_n: 64,
+    warps_m: 8,
+    warps_n: 1,
+    expand: uint4,
+    cp_async_activations: 16,
+    stages: 2,
+    cluster: 2,
+    archs: [sm_90],
+};
+
+fn main() {
+    let _ = V;
+}
