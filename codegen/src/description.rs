@@ -221,8 +221,11 @@ pub struct VariantDescription {
     pub warps_k: u32,
     /// Blocks of a thread-block cluster along the weight rows (sm_90, `wgmma_k32_regfold` with `refill = tma`):
     /// they share one token tile, and each stage's token boxes come from L2 once for all of them, multicast by the
-    /// copy engine (each block issues its share). 1 = no cluster.
-    pub cluster: u32,
+    /// copy engine (each block issues its share). 1 = none.
+    pub cluster_rows: u32,
+    /// Blocks of the cluster along the token tiles: they share one row tile, and each stage's weight box comes from
+    /// L2 once for all of them (the blocks take turns a window to issue it). 1 = none.
+    pub cluster_tokens: u32,
     pub archs: ArchSet,
     /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).
     pub allow_spills: bool,
@@ -547,10 +550,16 @@ impl VariantDescription {
         token_unroll: 0,
         ring_lanes: RingLanes::Superblocks,
         warps_k: 1,
-        cluster: 1,
+        cluster_rows: 1,
+        cluster_tokens: 1,
         archs: ArchSet::EMPTY.with(Arch::Sm90),
         allow_spills: false,
     };
+
+    /// Blocks of a thread-block cluster (`cluster_rows x cluster_tokens`; 1 = no cluster).
+    pub fn cluster_blocks(&self) -> u32 {
+        self.cluster_rows.saturating_mul(self.cluster_tokens)
+    }
 
     pub fn threads(&self) -> u32 {
         // Saturating: the validator sees absurd descriptions before it refuses them.

@@ -357,7 +357,7 @@ macro_rules! cp_async_field {
 }
 
 /// The number of fields a description has.
-pub const FIELD_COUNT: usize = 27;
+pub const FIELD_COUNT: usize = 28;
 
 /// Every field of a description, in canonical order (the order of the header and of the expansion).
 pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
@@ -393,7 +393,8 @@ pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
     unroll_field!(token_unroll, "tu"),
     keyword_field!(ring_lanes: RingLanes, "lanes"),
     count_field!(warps_k, "wk"),
-    count_field!(cluster, "c"),
+    count_field!(cluster_rows, "cr", HeaderLine::WithNext),
+    count_field!(cluster_tokens, "ct", HeaderLine::WithPrevious),
     field!(
         archs,
         FieldKind::Archs {
@@ -559,7 +560,8 @@ mod tests {
             token_unroll: 1,
             ring_lanes: RingLanes::Rows,
             warps_k: 2,
-            cluster: 2,
+            cluster_rows: 2,
+            cluster_tokens: 2,
             archs: ArchSet::EMPTY.with(Arch::Sm80).with(Arch::Sm90),
             allow_spills: true,
         }
@@ -628,7 +630,7 @@ mod tests {
                 "token_unroll         = full",
                 "ring_lanes           = superblocks",
                 "warps_k              = 1",
-                "cluster              = 1",
+                "cluster_rows x cluster_tokens = 1 x 1",
             ]
         );
     }

@@ -184,7 +184,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     };
     let stage_barrier_bytes = match desc.refill {
         // Each stage's mbarrier and reader count, and in a cluster the mbarrier its blocks release it on.
-        Refill::Tma if desc.cluster > 1 => round16(20u32.saturating_mul(desc.stages)),
+        Refill::Tma if desc.cluster_blocks() > 1 => round16(20u32.saturating_mul(desc.stages)),
         Refill::Tma => round16(12u32.saturating_mul(desc.stages)),
         Refill::Burst | Refill::Spread => 0,
     };

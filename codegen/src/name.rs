@@ -67,8 +67,8 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
         String::new()
     };
     // Only a cluster of blocks changes the launch and the copies; one block is not named.
-    let cluster = if desc.cluster > 1 {
-        format!("_c{}", desc.cluster)
+    let cluster = if desc.cluster_blocks() > 1 {
+        format!("_c{}x{}", desc.cluster_rows, desc.cluster_tokens)
     } else {
         String::new()
     };

@@ -164,8 +164,10 @@ pub const RING_MAX_TOKENS: u32 = 8;
 pub const RING_FRAGMENT_TOKENS: [u32; 2] = [8, 16];
 /// The legal `warps_k` values: groups of a fragment ring's warps along K, each with whole segments.
 pub const RING_WARPS_K: [u32; 3] = [1, 2, 4];
-/// The legal `cluster` values: blocks of a thread-block cluster along the rows, sharing one token tile.
+/// The legal `cluster_rows` and `cluster_tokens` values: blocks of a thread-block cluster along each axis.
 pub const CLUSTER_BLOCKS: [u32; 3] = [1, 2, 4];
+/// Blocks a cluster may have in all (the portable cluster size).
+pub const MAX_CLUSTER_BLOCKS: u32 = 8;
 /// Row groups a fragment ring may have: each has a named barrier of its own (1..=15; 0 is the block's).
 pub const RING_FRAGMENT_ROW_GROUPS: u32 = 15;
 
@@ -501,20 +503,24 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     );
     check(
         &mut errors,
-        CLUSTER_BLOCKS.contains(&desc.cluster)
-            && (desc.cluster == 1
+        CLUSTER_BLOCKS.contains(&desc.cluster_rows)
+            && CLUSTER_BLOCKS.contains(&desc.cluster_tokens)
+            && desc.cluster_blocks() <= MAX_CLUSTER_BLOCKS
+            && (desc.cluster_blocks() == 1
                 || (desc.engine == Engine::WgmmaK32Regfold
                     && desc.refill == Refill::Tma
                     && desc.ksplit == 1
-                    && desc.kdr.is_multiple_of(desc.cluster))),
-        "cluster",
+                    && desc.kdr.is_multiple_of(desc.cluster_rows))),
+        "cluster_rows",
         format!(
-            "cluster = N makes N blocks along the rows share each stage's token boxes, multicast by the copy engine, \
-             each block issuing a kdr / N of them: it must be {}, and more than 1 only with engine wgmma_k32_regfold, \
-             refill = tma, ksplit = 1 and kdr a multiple of it; got cluster = {} with engine {}, refill = {}, \
-             ksplit = {}, kdr = {}",
+            "cluster_rows x cluster_tokens blocks form a thread-block cluster sharing each stage's token boxes (along \
+             the rows, each block issuing kdr / cluster_rows of them) and weight box (along the tokens, the blocks \
+             taking turns), multicast by the copy engine: each must be {}, their product at most \
+             {MAX_CLUSTER_BLOCKS}, and a cluster needs engine wgmma_k32_regfold, refill = tma, ksplit = 1 and kdr a \
+             multiple of cluster_rows; got {} x {} with engine {}, refill = {}, ksplit = {}, kdr = {}",
             one_of(&CLUSTER_BLOCKS),
-            desc.cluster,
+            desc.cluster_rows,
+            desc.cluster_tokens,
             desc.engine,
             desc.refill,
             desc.ksplit,

@@ -534,7 +534,8 @@ mod tests {
                 token_unroll: 0u32,
                 ring_lanes: ::mmqgen::codegen::RingLanes::Superblocks,
                 warps_k: 1u32,
-                cluster: 1u32,
+                cluster_rows: 1u32,
+                cluster_tokens: 1u32,
                 archs: ::mmqgen::codegen::ArchSet(3u8),
                 allow_spills: false,
             }

@@ -121,7 +121,7 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
             ),
         ),
         (
-            "cluster",
+            "cluster_rows",
             vec![
                 ("engine", word("wgmma_k32_regfold")),
                 ("mode", word("int12_per256")),
@@ -135,7 +135,25 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
                 ("stages", Int(2)),
                 ("refill", word("tma")),
                 ("archs", FieldValue::List(vec![word("sm_90")])),
-                ("cluster", Int(2)),
+                ("cluster_rows", Int(2)),
+            ],
+        ),
+        (
+            "cluster_tokens",
+            vec![
+                ("engine", word("wgmma_k32_regfold")),
+                ("mode", word("int12_per256")),
+                ("kdr", Int(8)),
+                ("nbj", Int(128)),
+                ("tile_n", Int(64)),
+                ("warps_m", Int(8)),
+                ("warps_n", Int(1)),
+                ("scale_fetch", word("narrow")),
+                ("expand", word("uint4")),
+                ("stages", Int(2)),
+                ("refill", word("tma")),
+                ("archs", FieldValue::List(vec![word("sm_90")])),
+                ("cluster_tokens", Int(2)),
             ],
         ),
     ]

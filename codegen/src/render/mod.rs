@@ -231,8 +231,9 @@ struct RenderContext {
     ring_fragment_superblocks: u32,
     /// Groups of such a ring's warps along K (`warps_k`).
     warps_k: u32,
-    /// Blocks of a cluster sharing each token box (`cluster`).
-    cluster: u32,
+    /// Blocks of a cluster along the rows (sharing each token box) and along the tokens (sharing each weight box).
+    cluster_rows: u32,
+    cluster_tokens: u32,
 
     /// A ring's launch bounds name its blocks an SM even when that is one ([`ring_names_blocks_per_sm`]).
     ring_names_blocks_per_sm: bool,
@@ -499,7 +500,8 @@ fn render_context(
         ring_fused_records_at_once: ring_fused_records_at_once(desc),
         ring_fragment_superblocks: RING_FRAGMENT_SUPERBLOCKS,
         warps_k: desc.warps_k,
-        cluster: desc.cluster,
+        cluster_rows: desc.cluster_rows,
+        cluster_tokens: desc.cluster_tokens,
         wgmma: desc.engine.is_wgmma(),
         reads_blocks: !desc.engine.is_prefolded() || !block_fetches.is_empty(),
         q6k: Q6K,

@@ -13,7 +13,7 @@ const V: VariantDescription = mmqgen_macros::variant! {
     expand: uint4,
     stages: 2,
     refill: tma,
-    cluster: 3,
+    cluster_rows: 3,
     archs: [sm_90],
 };
 

@@ -13,7 +13,7 @@ const V: VariantDescription = mmqgen_macros::variant! {
     expand: uint4,
     cp_async_activations: 16,
     stages: 2,
-    cluster: 2,
+    cluster_rows: 2,
     archs: [sm_90],
 };
 

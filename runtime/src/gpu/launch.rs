@@ -344,16 +344,20 @@ pub fn quantizer_config(n: usize, k: usize, group: u32) -> Result<LaunchConfig, 
 }
 
 /// The matmul launch: `grid = (ceil(m / nbj), ceil(n / tile_n), ksplit)`, `block = 32 * warps_m * warps_n`; in a
-/// cluster (`cluster > 1`) x is rounded up to whole clusters (the blocks past m read zeros and write nothing).
+/// cluster x and y are rounded up to whole clusters (the blocks past m or n read zeros and write nothing).
 pub fn matmul_config(
     desc: &VariantDescription,
     m: usize,
     n: usize,
     dynamic_shared: u32,
 ) -> Result<LaunchConfig, ShapeError> {
-    let cluster = desc.cluster.max(1) as u64;
-    let gx = (m.div_ceil(desc.nbj.max(1) as usize) as u64).div_ceil(cluster) * cluster;
-    let gy = n.div_ceil(desc.tile_n.max(1) as usize) as u64;
+    let (cluster_rows, cluster_tokens) = (
+        desc.cluster_rows.max(1) as u64,
+        desc.cluster_tokens.max(1) as u64,
+    );
+    let gx = (m.div_ceil(desc.nbj.max(1) as usize) as u64).div_ceil(cluster_rows) * cluster_rows;
+    let gy =
+        (n.div_ceil(desc.tile_n.max(1) as usize) as u64).div_ceil(cluster_tokens) * cluster_tokens;
     if gx > i32::MAX as u64 {
         return Err(ShapeError::Grid {
             what: format!("m = {m} weight rows in tiles of {}", desc.nbj),
@@ -1667,14 +1671,16 @@ mod tests {
             matmul_config(&split, 64, 1, 60_000).unwrap().grid_dim,
             (1, 1, 3)
         );
-        // A cluster of two takes whole pairs of row tiles: 65 tiles of 64 rows round up to 66.
+        // A cluster of 2 x 2 takes whole pairs of row and token tiles: 65 tiles of 64 rows round up to 66, 17 of
+        // 32 tokens to 18.
         let pair = VariantDescription {
-            cluster: 2,
+            cluster_rows: 2,
+            cluster_tokens: 2,
             ..d.clone()
         };
         assert_eq!(
             matmul_config(&pair, 4097, 513, 0).unwrap().grid_dim,
-            (66, 17, 1)
+            (66, 18, 1)
         );
         assert_eq!(
             matmul_config(&split, 64, 1, 60_000)
