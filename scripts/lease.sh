@@ -8,6 +8,8 @@ B=.device/mmqgen
 OLD=.device/mmqgen_old
 LEASE_START=$SECONDS
 step() { echo; echo "=== [$((SECONDS - LEASE_START)) s] $*"; }
+# A parity case that hangs is killed after `parity --timeout` seconds (600 by default): pass a short one in a lease
+# (`--timeout 30`), or a hang eats the call (session 25, lease 1).
 # repeat_flag FLAG VALUE...: `--FLAG VALUE` for each value (bench and parity take one --variant or --shape each).
 repeat_flag() {
     local flag=$1 value

@@ -120,43 +120,34 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
                 ],
             ),
         ),
-        (
-            "cluster_rows",
-            vec![
-                ("engine", word("wgmma_k32_regfold")),
-                ("mode", word("int12_per256")),
-                ("kdr", Int(8)),
-                ("nbj", Int(128)),
-                ("tile_n", Int(64)),
-                ("warps_m", Int(8)),
-                ("warps_n", Int(1)),
-                ("scale_fetch", word("narrow")),
-                ("expand", word("uint4")),
-                ("stages", Int(2)),
-                ("refill", word("tma")),
-                ("archs", FieldValue::List(vec![word("sm_90")])),
-                ("cluster_rows", Int(2)),
-            ],
-        ),
+        ("cluster_rows", on_int12_engine(&[("cluster_rows", Int(2))])),
         (
             "cluster_tokens",
-            vec![
-                ("engine", word("wgmma_k32_regfold")),
-                ("mode", word("int12_per256")),
-                ("kdr", Int(8)),
-                ("nbj", Int(128)),
-                ("tile_n", Int(64)),
-                ("warps_m", Int(8)),
-                ("warps_n", Int(1)),
-                ("scale_fetch", word("narrow")),
-                ("expand", word("uint4")),
-                ("stages", Int(2)),
-                ("refill", word("tma")),
-                ("archs", FieldValue::List(vec![word("sm_90")])),
-                ("cluster_tokens", Int(2)),
-            ],
+            on_int12_engine(&[("cluster_tokens", Int(2))]),
         ),
     ]
+}
+
+/// The declared int12 engine's description (`wgmma_k32_regfold`, `int12_per256`, 128 x 64, `refill = tma`), then
+/// `changes`: the fields only it takes.
+fn on_int12_engine(changes: &[(&'static str, FieldValue)]) -> Vec<(&'static str, FieldValue)> {
+    use FieldValue::Int;
+    let mut engine = vec![
+        ("engine", word("wgmma_k32_regfold")),
+        ("mode", word("int12_per256")),
+        ("kdr", Int(8)),
+        ("nbj", Int(128)),
+        ("tile_n", Int(64)),
+        ("warps_m", Int(8)),
+        ("warps_n", Int(1)),
+        ("scale_fetch", word("narrow")),
+        ("expand", word("uint4")),
+        ("stages", Int(2)),
+        ("refill", word("tma")),
+        ("archs", FieldValue::List(vec![word("sm_90")])),
+    ];
+    engine.extend_from_slice(changes);
+    engine
 }
 
 /// A legal `stream_ring` description of 32 rows, `tile_n` tokens and `warps_m` warps, then `changes`: the fields
