@@ -96,6 +96,12 @@ pub fn mode_nmse(
     nmse(&reference_matmul(&raw, m, n, k, &a, mode), &reference)
 }
 
+/// The activation-side NMSE that DECISIONS.md 13 caps at [`DEFAULT_ACTIVATION_NMSE_CAP`]: [`mode_nmse`] on
+/// NUMERICS.md 6's data (m = 256, n = 64, K = 4096, seed 7) with 16 outlier channels per 4096.
+pub fn default_cap_nmse(mode: NumericsMode) -> f64 {
+    mode_nmse(mode, 256, 64, 4096, 7, 16)
+}
+
 /// The accuracy table: for each mode, NMSE with 4 and 16 outlier channels per 4096 (same weights and the same
 /// base activations, see [`mode_nmse`]), and whether it passes the gate. NUMERICS.md reports m=256, n=64,
 /// K=4096, seed 7.

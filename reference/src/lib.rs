@@ -18,8 +18,8 @@ pub mod registration;
 pub mod rng;
 
 pub use accuracy::{
-    accuracy_markdown, accuracy_table, f64_reference, mode_nmse, nmse, AccuracyRow,
-    DEFAULT_ACTIVATION_NMSE_CAP, NMSE_GATE,
+    accuracy_markdown, accuracy_table, default_cap_nmse, f64_reference, mode_nmse, nmse,
+    AccuracyRow, DEFAULT_ACTIVATION_NMSE_CAP, NMSE_GATE,
 };
 pub use activations::{
     quantize_activations, quantize_activations_12bit, quantize_activations_for,

@@ -131,9 +131,9 @@ pub fn run_explain(args: &ExplainArgs, all: &[VariantDescription]) -> Result<Exi
 }
 
 /// One line on the error the chosen variant's mode adds on the activation side (DECISIONS.md 13), measured here by
-/// the CPU reference on NUMERICS.md 6's data (m = 256, n = 64, K = 4096, seed 7, 16 outlier channels per 4096).
+/// the CPU reference (`default_cap_nmse`).
 pub fn accuracy_line(mode: crate::codegen::NumericsMode) -> String {
-    let nmse = crate::reference::mode_nmse(mode, 256, 64, 4096, 7, 16);
+    let nmse = crate::reference::default_cap_nmse(mode);
     let cap = crate::reference::DEFAULT_ACTIVATION_NMSE_CAP;
     format!(
         "accuracy: mode {mode} adds NMSE {nmse:.1e} on the activation side at 16 outlier channels per 4096 \

@@ -23,13 +23,13 @@ fn the_default_selects_only_compact_accurate_variants() {
             }
         }
     }
-    // DECISIONS.md 13, measured on NUMERICS.md 6's data (m = 256, n = 64, K = 4096, seed 7) by the CPU reference,
-    // which each mode's kernels match bit for bit; once per mode the config picks.
+    // DECISIONS.md 13, measured by the CPU reference (which each mode's kernels match bit for bit), once per mode
+    // the config picks.
     let mut modes: Vec<_> = config.rules.iter().map(|rule| rule.variant.mode).collect();
     modes.sort_by_key(|mode| mode.keyword());
     modes.dedup();
     for mode in modes {
-        let nmse = crate::reference::mode_nmse(mode, 256, 64, 4096, 7, 16);
+        let nmse = crate::reference::default_cap_nmse(mode);
         let pickers: Vec<&str> = config
             .rules
             .iter()
@@ -47,7 +47,7 @@ fn the_default_selects_only_compact_accurate_variants() {
 fn the_accuracy_cap_admits_per32_and_int12_but_not_per256() {
     use mmqgen_codegen::NumericsMode;
     let cap = crate::reference::DEFAULT_ACTIVATION_NMSE_CAP;
-    let nmse = |mode| crate::reference::mode_nmse(mode, 256, 64, 4096, 7, 16);
+    let nmse = crate::reference::default_cap_nmse;
     assert!(nmse(NumericsMode::IntPer32) <= cap);
     assert!(nmse(NumericsMode::Int12Per256) <= cap / 10.0);
     assert!(nmse(NumericsMode::IntPer256) > cap);
