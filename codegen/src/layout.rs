@@ -59,6 +59,21 @@ const fn round16(x: u32) -> u32 {
 
 /// Computes the layout. Sizes use saturating arithmetic so that absurd descriptions give a huge total
 /// (refused by the validator) instead of overflowing.
+/// Chunks of tokens one copy-engine box holds. The int12 engine's boxes hold two (128-byte rows: both planes of
+/// two chunks, in the 128-byte swizzle): half the copy engine's requests of one chunk a box for the same bytes,
+/// 8-9% faster (docs/PERF.md, log 53). In a cluster each block issues a share of one-chunk boxes (64-byte rows).
+pub fn token_box_chunks(desc: &VariantDescription) -> u32 {
+    let pairs = desc.engine == Engine::WgmmaK32Regfold
+        && desc.mode == NumericsMode::Int12Per256
+        && desc.refill == Refill::Tma
+        && desc.cluster_rows.saturating_mul(desc.cluster_tokens) == 1;
+    if pairs {
+        2
+    } else {
+        1
+    }
+}
+
 pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     if desc.engine == Engine::StreamDp4a {
         return stream_layout(desc);
@@ -82,9 +97,10 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     let mut regions = Vec::new();
     let mut offset = 0u32;
     // The copy engine writes each region as boxes starting 128-byte aligned (`refill = tma`), and wgmma's token
-    // boxes on 512-byte atoms of the 64-byte swizzle.
+    // boxes on the atoms of their swizzle: 512 bytes (64-byte swizzle), 1024 (128-byte, two-chunk boxes).
+    let atom = 512 * token_box_chunks(desc);
     let region_align = |bytes: u32| match (desc.refill, wgmma) {
-        (Refill::Tma, true) => bytes.div_ceil(512).saturating_mul(512),
+        (Refill::Tma, true) => bytes.div_ceil(atom).saturating_mul(atom),
         (Refill::Tma, false) => bytes.div_ceil(128).saturating_mul(128),
         _ => round16(bytes),
     };

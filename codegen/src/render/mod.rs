@@ -229,6 +229,8 @@ struct RenderContext {
     ring_lanes_fragments: bool,
     /// Super-blocks of every row a stage of such a ring holds.
     ring_fragment_superblocks: u32,
+    /// Chunks of tokens one copy-engine box holds (the int12 engine: 2, in the 128-byte swizzle; [`token_box_chunks`]).
+    token_box_chunks: u32,
     /// Groups of such a ring's warps along K (`warps_k`).
     warps_k: u32,
     /// Blocks of a cluster along the rows (sharing each token box) and along the tokens (sharing each weight box).
@@ -499,6 +501,7 @@ fn render_context(
         ring_record_pieces_at_once: ring_record_pieces_at_once(desc),
         ring_fused_records_at_once: ring_fused_records_at_once(desc),
         ring_fragment_superblocks: RING_FRAGMENT_SUPERBLOCKS,
+        token_box_chunks: crate::layout::token_box_chunks(desc),
         warps_k: desc.warps_k,
         cluster_rows: desc.cluster_rows,
         cluster_tokens: desc.cluster_tokens,

@@ -125,6 +125,8 @@ pub struct Boxes {
     group: u32,
     /// The tokens' boxes land in the 64-byte swizzle (wgmma reads them through swizzled descriptors).
     swizzled_tokens: bool,
+    /// Two chunks a token box: the 128-byte swizzle instead of the 64-byte one.
+    wide_swizzle: bool,
 }
 
 impl Boxes {
@@ -147,6 +149,7 @@ impl Boxes {
                 planes: 1,
                 group: 32,
                 swizzled_tokens: false,
+                wide_swizzle: false,
             });
         }
         let group = desc.mode.activation_group();
@@ -156,7 +159,7 @@ impl Boxes {
             // wgmma reads its tokens through 64-byte swizzled descriptors: the kernel copies a window chunk by
             // chunk, the chunk's 64 bytes (both planes) of every token's row a box (docs/KERNELS.md).
             token_elements: if desc.engine.is_wgmma() {
-                32
+                32 * mmqgen_codegen::layout::token_box_chunks(desc)
             } else {
                 stride("smem_activations") / 2
             },
@@ -166,6 +169,7 @@ impl Boxes {
             planes: desc.mode.activation_planes(),
             group,
             swizzled_tokens: desc.engine.is_wgmma(),
+            wide_swizzle: mmqgen_codegen::layout::token_box_chunks(desc) == 2,
         })
     }
 
@@ -231,7 +235,9 @@ impl Boxes {
             row_bytes: k as u64 * u64::from(self.planes),
             box_elements: self.token_elements,
             box_rows: self.token_rows,
-            swizzle: if self.swizzled_tokens {
+            swizzle: if self.wide_swizzle {
+                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B
+            } else if self.swizzled_tokens {
                 CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B
             } else {
                 CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE
@@ -297,6 +303,7 @@ mod tests {
             planes: 1,
             group: 32,
             swizzled_tokens: false,
+            wide_swizzle: false,
         };
         for n in 1..=300 {
             let scales = boxes.maps(Some(0), 0, 0, 128, n, 4096).scales;
@@ -367,11 +374,12 @@ mod tests {
         let maps = Boxes::of(&desc)
             .unwrap()
             .maps(Some(0), 0, 0, 4096, 77, 4096);
-        // A chunk's 64 bytes (32 16-bit elements: both planes) of each of the 64 tokens' rows, 64-byte swizzled.
-        assert_eq!((maps.tokens.box_elements, maps.tokens.box_rows), (32, 64));
+        // Two chunks' 128 bytes (64 16-bit elements: both planes of each) of each of the 64 tokens' rows, 128-byte
+        // swizzled.
+        assert_eq!((maps.tokens.box_elements, maps.tokens.box_rows), (64, 64));
         assert_eq!(
             maps.tokens.swizzle,
-            CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B
+            CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B
         );
         // A token's row holds both planes: 2 K bytes.
         assert_eq!(maps.tokens.row_bytes, 8192);
