@@ -449,16 +449,16 @@ fn the_embedded_default_is_complete_and_valid() {
             "widen_64x32_ks4",
             "regfold_64x64_ks4",
             "tma_64x96_w2",
-            "tma_64x64_b2",
+            "wgmma_i12_128x96",
             "wgmma_i12_128x64",
-            "wgmma_i12_128x64",
+            "wgmma_i12_128x96",
             "wgmma_i12_128x96",
             "wgmma_i12_128x96"
         ]
     );
     // At m = 14336, the register fold fed by the copy engine (docs/PERF.md logs 31-36): 64 x 64 tiles with two
-    // blocks an SM at 33..80 and 225..384 tokens, 64 x 96 with two at 81..112 and 161..224, 128 x 128 at 113..160,
-    // the int12 engine from 385 (session 25).
+    // blocks an SM at 33..80 tokens, 64 x 96 with two at 81..112 and 161..224, 128 x 128 at 113..160, the int12
+    // engine from 225 (sessions 25-26).
     let pick_tall = |n| chosen(&config, Layout::Padded, 14336, n, 4096);
     assert_eq!(
         [
@@ -474,7 +474,7 @@ fn the_embedded_default_is_complete_and_valid() {
             "tma_64x96_b2",
             "tma_128x128",
             "tma_64x96_b2",
-            "tma_64x64_b2",
+            "wgmma_i12_128x96",
             "wgmma_i12_128x64"
         ]
     );
@@ -628,14 +628,14 @@ fn the_embedded_default_is_complete_and_valid() {
             .select(Arch::Sm90, Layout::Raw, 4096, n, 14336)
             .is_ok());
     }
-    // Two numerics modes on sm_90 since session 25, both within DECISIONS.md 13's cap: int_per32 below 385 tokens,
-    // int12_per256 from 385, so a token's bits depend on which side of 385 its batch falls (README, "Bits"); `config
-    // check` says so.
+    // Two numerics modes on sm_90 since session 25, both within DECISIONS.md 13's cap: int_per32 below 225 tokens,
+    // int12_per256 from 225 (padded weights), so a token's bits depend on which side of 225 its batch falls (README,
+    // "Bits"); `config check` says so.
     use mmqgen::codegen::NumericsMode::{Int12Per256, IntPer32};
     for (n, mode) in [
         (1, IntPer32),
-        (384, IntPer32),
-        (385, Int12Per256),
+        (224, IntPer32),
+        (225, Int12Per256),
         (65536, Int12Per256),
     ] {
         for (m, k) in [(4096, 4096), (14336, 4096), (4096, 14336)] {
