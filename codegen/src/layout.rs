@@ -57,8 +57,6 @@ const fn round16(x: u32) -> u32 {
     x.div_ceil(16) * 16
 }
 
-/// Computes the layout. Sizes use saturating arithmetic so that absurd descriptions give a huge total
-/// (refused by the validator) instead of overflowing.
 /// Chunks of tokens one copy-engine box holds. The int12 engine's boxes hold two (128-byte rows: both planes of
 /// two chunks, in the 128-byte swizzle): half the copy engine's requests of one chunk a box for the same bytes,
 /// 8-9% faster (docs/PERF.md, log 53). In a cluster each block issues a share of one-chunk boxes (64-byte rows).
@@ -74,6 +72,8 @@ pub fn token_box_chunks(desc: &VariantDescription) -> u32 {
     }
 }
 
+/// Computes the layout. Sizes use saturating arithmetic so that absurd descriptions give a huge total
+/// (refused by the validator) instead of overflowing.
 pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     if desc.engine == Engine::StreamDp4a {
         return stream_layout(desc);

@@ -123,8 +123,8 @@ pub const MUTANTS: [Mutant; 8] = [
         base_variant: "wgmma_i12_128x64",
         what: "The copy engine's two-chunk token boxes step 16 16-bit elements a chunk instead of 32, so each \
                window stages the first half of its chunks twice over and never the second.",
-        find: "(window * CHUNKS_PER_WINDOW + 2 * pair) * 32",
-        replace: "(window * CHUNKS_PER_WINDOW + 2 * pair) * 16",
+        find: "(window * CHUNKS_PER_WINDOW + TOKEN_BOX_CHUNKS * box) * 32",
+        replace: "(window * CHUNKS_PER_WINDOW + TOKEN_BOX_CHUNKS * box) * 16",
         shape: MUTANT_SHAPE,
         layout: Layout::Padded,
     },

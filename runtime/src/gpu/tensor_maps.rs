@@ -8,6 +8,7 @@ use cudarc::driver::sys::{
     self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
+use mmqgen_codegen::layout::token_box_chunks;
 use mmqgen_codegen::{
     shared_layout, Refill, RingLanes, VariantDescription, PADDED_BLOCK_BYTES,
     RING_FRAGMENT_SUPERBLOCKS, SUPERBLOCK_K,
@@ -123,10 +124,9 @@ pub struct Boxes {
     planes: u32,
     /// Activation values per scale (32 or 256): the scales have `k / group` rows.
     group: u32,
-    /// The tokens' boxes land in the 64-byte swizzle (wgmma reads them through swizzled descriptors).
-    swizzled_tokens: bool,
-    /// Two chunks a token box: the 128-byte swizzle instead of the 64-byte one.
-    wide_swizzle: bool,
+    /// The swizzle the tokens' boxes land in: wgmma reads them through swizzled descriptors, in the 64-byte swizzle
+    /// for one chunk a box and the 128-byte one for two; the mma engines' boxes are not swizzled.
+    token_swizzle: CUtensorMapSwizzle,
 }
 
 impl Boxes {
@@ -148,18 +148,18 @@ impl Boxes {
                 scale_rows: RING_FRAGMENT_SUPERBLOCKS * 8,
                 planes: 1,
                 group: 32,
-                swizzled_tokens: false,
-                wide_swizzle: false,
+                token_swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
             });
         }
         let group = desc.mode.activation_group();
+        let box_chunks = token_box_chunks(desc);
         Some(Boxes {
             weight_elements: stride("smem_weights") / 2,
             weight_rows: desc.nbj,
-            // wgmma reads its tokens through 64-byte swizzled descriptors: the kernel copies a window chunk by
-            // chunk, the chunk's 64 bytes (both planes) of every token's row a box (docs/KERNELS.md).
+            // wgmma reads its tokens through swizzled descriptors: the kernel copies a window token_box_chunks
+            // chunks a box, their 64 bytes (both planes) each of every token's row (docs/KERNELS.md).
             token_elements: if desc.engine.is_wgmma() {
-                32 * mmqgen_codegen::layout::token_box_chunks(desc)
+                32 * box_chunks
             } else {
                 stride("smem_activations") / 2
             },
@@ -168,8 +168,11 @@ impl Boxes {
             scale_rows: (desc.kdr * 32).div_ceil(group),
             planes: desc.mode.activation_planes(),
             group,
-            swizzled_tokens: desc.engine.is_wgmma(),
-            wide_swizzle: mmqgen_codegen::layout::token_box_chunks(desc) == 2,
+            token_swizzle: match (desc.engine.is_wgmma(), box_chunks) {
+                (false, _) => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+                (true, 1) => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+                (true, _) => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+            },
         })
     }
 
@@ -235,13 +238,7 @@ impl Boxes {
             row_bytes: k as u64 * u64::from(self.planes),
             box_elements: self.token_elements,
             box_rows: self.token_rows,
-            swizzle: if self.wide_swizzle {
-                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B
-            } else if self.swizzled_tokens {
-                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B
-            } else {
-                CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE
-            },
+            swizzle: self.token_swizzle,
         };
         let scales = Map2d {
             name: "activation scales",
@@ -302,8 +299,7 @@ mod tests {
             scale_rows: 8,
             planes: 1,
             group: 32,
-            swizzled_tokens: false,
-            wide_swizzle: false,
+            token_swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
         };
         for n in 1..=300 {
             let scales = boxes.maps(Some(0), 0, 0, 128, n, 4096).scales;
