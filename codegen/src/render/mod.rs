@@ -231,6 +231,8 @@ struct RenderContext {
     ring_fragment_superblocks: u32,
     /// Chunks of tokens one copy-engine box holds (the int12 engine: 2, in the 128-byte swizzle; [`token_box_chunks`]).
     token_box_chunks: u32,
+    /// A window's token boxes are one three-dimensional box ([`window_token_box`]).
+    window_token_box: bool,
     /// Groups of such a ring's warps along K (`warps_k`).
     warps_k: u32,
     /// Blocks of a cluster along the rows (sharing each token box) and along the tokens (sharing each weight box).
@@ -502,6 +504,7 @@ fn render_context(
         ring_fused_records_at_once: ring_fused_records_at_once(desc),
         ring_fragment_superblocks: RING_FRAGMENT_SUPERBLOCKS,
         token_box_chunks: crate::layout::token_box_chunks(desc),
+        window_token_box: crate::layout::window_token_box(desc),
         warps_k: desc.warps_k,
         cluster_rows: desc.cluster_rows,
         cluster_tokens: desc.cluster_tokens,

@@ -121,10 +121,10 @@ pub const MUTANTS: [Mutant; 8] = [
     Mutant {
         name: "int12_token_box_column",
         base_variant: "wgmma_i12_128x64",
-        what: "The copy engine's two-chunk token boxes step 16 16-bit elements a chunk instead of 32, so each \
-               window stages the first half of its chunks twice over and never the second.",
-        find: "(window * CHUNKS_PER_WINDOW + TOKEN_BOX_CHUNKS * box) * 32",
-        replace: "(window * CHUNKS_PER_WINDOW + TOKEN_BOX_CHUNKS * box) * 16",
+        what: "The copy engine's window box of tokens starts one chunk (32 16-bit elements) into each chunk pair, \
+               so each pair stages its second chunk's planes where its first's belong and zeros after them.",
+        find: "tensor_copy_3d(stage + SMEM_ACTIVATIONS_OFFSET, &maps.tokens, 0, token0,",
+        replace: "tensor_copy_3d(stage + SMEM_ACTIVATIONS_OFFSET, &maps.tokens, 32, token0,",
         shape: MUTANT_SHAPE,
         layout: Layout::Padded,
     },

@@ -8,7 +8,7 @@ use cudarc::driver::sys::{
     self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
-use mmqgen_codegen::layout::token_box_chunks;
+use mmqgen_codegen::layout::{token_box_chunks, window_token_box};
 use mmqgen_codegen::{
     shared_layout, Refill, RingLanes, VariantDescription, PADDED_BLOCK_BYTES,
     RING_FRAGMENT_SUPERBLOCKS, SUPERBLOCK_K,
@@ -29,10 +29,10 @@ pub struct EncodeError {
     pub code: sys::CUresult,
 }
 
-/// One two-dimensional map: `rows` rows of `row_elements` elements, `row_bytes` apart, read as boxes of
-/// `box_elements` x `box_rows`. Elements past a row's end or rows past the last are outside the tensor: the copy
-/// engine writes zeros for them.
-struct Map2d {
+/// One map: `rows` rows of `row_elements` elements, `row_bytes` apart, read as boxes of `box_elements` x `box_rows`,
+/// and optionally a third dimension outside the rows. Elements past a row's end or rows past the last are outside
+/// the tensor: the copy engine writes zeros for them.
+struct MapSpec {
     name: &'static str,
     data_type: CUtensorMapDataType,
     address: u64,
@@ -44,23 +44,40 @@ struct Map2d {
     /// How the copy engine lays each box row out in shared memory: as it is, or in the 64-byte swizzle that
     /// wgmma's descriptors read (the int12 engine's token planes).
     swizzle: CUtensorMapSwizzle,
+    /// A third dimension, or none for a two-dimensional map.
+    outer: Option<OuterDimension>,
 }
 
-impl Map2d {
+/// The third dimension of a map: `extent` indices `stride_bytes` apart (less than a row's: the int12 engine's token
+/// map counts a token's chunk groups along it), `box_depth` of them a box.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct OuterDimension {
+    extent: u64,
+    stride_bytes: u64,
+    box_depth: u32,
+}
+
+impl MapSpec {
     fn encode(&self) -> Result<sys::CUtensorMap, EncodeError> {
         let mut map = sys::CUtensorMap { opaque: [0; 16] };
-        let dims = [self.row_elements, self.rows];
-        let strides = [self.row_bytes];
-        let boxes = [self.box_elements, self.box_rows];
-        let element_strides = [1u32, 1];
-        // SAFETY: every pointer is to a local array of the rank (2) the call names, `strides` has rank - 1
-        // entries, and `map` is a writable CUtensorMap; the driver validates the address, sizes and alignment and
-        // says so in its result, which is checked.
+        let outer = self.outer.unwrap_or(OuterDimension {
+            extent: 1,
+            stride_bytes: 0,
+            box_depth: 1,
+        });
+        let rank = if self.outer.is_some() { 3 } else { 2 };
+        let dims = [self.row_elements, self.rows, outer.extent];
+        let strides = [self.row_bytes, outer.stride_bytes];
+        let boxes = [self.box_elements, self.box_rows, outer.box_depth];
+        let element_strides = [1u32, 1, 1];
+        // SAFETY: every pointer is to a local array of at least the rank (2 or 3) the call names, `strides` has at
+        // least rank - 1 entries, and `map` is a writable CUtensorMap; the driver validates the address, sizes and
+        // alignment and says so in its result, which is checked.
         let code = unsafe {
             sys::cuTensorMapEncodeTiled(
                 &mut map,
                 self.data_type,
-                2,
+                rank,
                 self.address as *mut std::ffi::c_void,
                 dims.as_ptr(),
                 strides.as_ptr(),
@@ -84,9 +101,9 @@ impl Map2d {
 
 /// The three maps of one call, before the driver encodes them; the weights' is `None` for raw weights.
 struct CallMaps {
-    weights: Option<Map2d>,
-    tokens: Map2d,
-    scales: Map2d,
+    weights: Option<MapSpec>,
+    tokens: MapSpec,
+    scales: MapSpec,
 }
 
 /// Scales between a chunk's row and the next in a `refill = tma` variant's chunk-major activation scales: `n`
@@ -127,6 +144,9 @@ pub struct Boxes {
     /// The swizzle the tokens' boxes land in: wgmma reads them through swizzled descriptors, in the 64-byte swizzle
     /// for one chunk a box and the 128-byte one for two; the mma engines' boxes are not swizzled.
     token_swizzle: CUtensorMapSwizzle,
+    /// Chunk groups of a window that one token box takes (the map's third dimension: the int12 engine's window
+    /// box, [`window_token_box`]), or none for two-dimensional token boxes.
+    token_groups: Option<u32>,
 }
 
 impl Boxes {
@@ -149,6 +169,7 @@ impl Boxes {
                 planes: 1,
                 group: 32,
                 token_swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+                token_groups: None,
             });
         }
         let group = desc.mode.activation_group();
@@ -173,6 +194,7 @@ impl Boxes {
                 (true, 1) => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
                 (true, _) => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
             },
+            token_groups: window_token_box(desc).then(|| desc.kdr / box_chunks),
         })
     }
 
@@ -214,7 +236,7 @@ impl Boxes {
         let superblocks = (k / SUPERBLOCK_K as usize) as u64;
         // The blocks and the tokens are read as 16-bit elements (a box's row may then be up to 512 bytes), a fragment
         // ring's tokens as 32-bit ones (its rows are 528 bytes).
-        let weights = weights.map(|address| Map2d {
+        let weights = weights.map(|address| MapSpec {
             name: "weights",
             data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
             address,
@@ -224,8 +246,11 @@ impl Boxes {
             box_elements: self.weight_elements,
             box_rows: self.weight_rows,
             swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+            outer: None,
         });
-        let tokens = Map2d {
+        let row_elements = k as u64 * u64::from(self.planes) / u64::from(self.token_element_bytes);
+        let row_bytes = k as u64 * u64::from(self.planes);
+        let tokens = MapSpec {
             name: "tokens",
             data_type: if self.token_element_bytes == 4 {
                 CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT32
@@ -233,14 +258,23 @@ impl Boxes {
                 CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16
             },
             address: act_q,
-            row_elements: k as u64 * u64::from(self.planes) / u64::from(self.token_element_bytes),
+            // A window box: [k / group][n][group] elements, a group being the box's elements of a token's row.
+            row_elements: match self.token_groups {
+                Some(_) => u64::from(self.token_elements),
+                None => row_elements,
+            },
             rows: n as u64,
-            row_bytes: k as u64 * u64::from(self.planes),
+            row_bytes,
             box_elements: self.token_elements,
             box_rows: self.token_rows,
             swizzle: self.token_swizzle,
+            outer: self.token_groups.map(|groups| OuterDimension {
+                extent: row_elements / u64::from(self.token_elements),
+                stride_bytes: u64::from(self.token_elements * self.token_element_bytes),
+                box_depth: groups,
+            }),
         };
-        let scales = Map2d {
+        let scales = MapSpec {
             name: "activation scales",
             data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
             address: act_d,
@@ -251,6 +285,7 @@ impl Boxes {
             box_elements: self.token_rows,
             box_rows: self.scale_rows,
             swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+            outer: None,
         };
         CallMaps {
             weights,
@@ -300,6 +335,7 @@ mod tests {
             planes: 1,
             group: 32,
             token_swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+            token_groups: None,
         };
         for n in 1..=300 {
             let scales = boxes.maps(Some(0), 0, 0, 128, n, 4096).scales;
@@ -371,15 +407,23 @@ mod tests {
             .unwrap()
             .maps(Some(0), 0, 0, 4096, 77, 4096);
         // Two chunks' 128 bytes (64 16-bit elements: both planes of each) of each of the 64 tokens' rows, 128-byte
-        // swizzled.
+        // swizzled, for each of the window's four chunk pairs.
         assert_eq!((maps.tokens.box_elements, maps.tokens.box_rows), (64, 64));
         assert_eq!(
             maps.tokens.swizzle,
             CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B
         );
-        // A token's row holds both planes: 2 K bytes.
+        // A token's row holds both planes (2 K bytes): K / 64 pairs of chunks, 128 bytes apart.
         assert_eq!(maps.tokens.row_bytes, 8192);
-        assert_eq!(maps.tokens.row_elements, 4096);
+        assert_eq!(maps.tokens.row_elements, 64);
+        assert_eq!(
+            maps.tokens.outer,
+            Some(OuterDimension {
+                extent: 64,
+                stride_bytes: 128,
+                box_depth: 4
+            })
+        );
         // One scale a token and super-block: K / 256 rows, one a window.
         assert_eq!(maps.scales.rows, 16);
         assert_eq!((maps.scales.box_elements, maps.scales.box_rows), (64, 1));
