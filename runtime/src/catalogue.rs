@@ -316,10 +316,10 @@ pub const WGMMA_REGFOLD_128X64: VariantDescription = variant! {
 };
 /// Mode int12_per256 (docs/PERF.md logs 43-46): 12-bit activations per 256 in two int8 planes times the fold's
 /// two weight planes, four wgmmas a chunk summing the whole super-block, no per-chunk epilogue; two warpgroups of
-/// 64 rows x 64 tokens, each window brought by the copy engine (its tokens a box per chunk, 64-byte swizzled), each
-/// lane's q6_K words read once a half super-block (log 49). Bit-exact, 35x the per-32 mode's activation accuracy:
-/// the default at 385-1536 tokens on padded weights (91.8 against 92.9 µs for `tma_128x128` at 4096x512x4096, 297
-/// against 339 at 14336x512x4096; PERF.md session 25).
+/// 64 rows x 64 tokens, each window brought by the copy engine (its tokens one box of chunk pairs, 128-byte
+/// swizzled: logs 53, 55), each lane's q6_K words read once a half super-block (log 49). Bit-exact, 35x the per-32
+/// mode's activation accuracy: the default on padded weights at 225-256 tokens below m = 8192 and at 385-512 (83.4
+/// against 92.5 µs for `tma_128x128` at 4096x512x4096, 268 against 339 at 14336x512x4096; PERF.md session 27).
 pub const WGMMA_I12_128X64: VariantDescription = variant! {
     name: "wgmma_i12_128x64", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,
@@ -327,9 +327,9 @@ pub const WGMMA_I12_128X64: VariantDescription = variant! {
 };
 /// The int12 engine with 96 tokens a block (docs/PERF.md logs 46-49): the fold serves half as many tokens again;
 /// the three sums of 64 x 96 leave no registers for the super-block totals, which live in shared memory. The
-/// default from 1537 tokens on padded weights (614 against 690 µs for `tma_128x128` at 4096^3, 339 against 349 at
-/// 4096x2048x4096); behind 128 x 64 at 512 tokens (117 against 92 at 4096x512x4096: 192 blocks are 1.45 waves of
-/// 132 SMs).
+/// default on padded weights at 257-384 tokens, from 513, and at 225-256 from m = 8192 (563 against 691 µs for
+/// `tma_128x128` at 4096^3, 310 against 350 at 4096x2048x4096; PERF.md session 27); behind 128 x 64 at 512 tokens
+/// (107 against 83 at 4096x512x4096: 192 blocks are 1.45 waves of 132 SMs).
 pub const WGMMA_I12_128X96: VariantDescription = variant! {
     name: "wgmma_i12_128x96", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 96,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, totals: shared,
