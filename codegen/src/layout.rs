@@ -75,7 +75,7 @@ pub fn token_box_chunks(desc: &VariantDescription) -> u32 {
 /// Whether a window's token boxes go to the copy engine as one three-dimensional box (the window's chunk groups,
 /// `64 * token_box_chunks` bytes apart along a token's row, as its third dimension): the int12 engine's, except in
 /// clusters that share them along the rows, whose blocks each issue a share of one-chunk boxes. One copy
-/// instruction a window instead of four: 1-1.6% faster (docs/PERF.md, log 55).
+/// instruction a window instead of four: 0.7-1.6% faster (docs/PERF.md, log 55).
 pub fn window_token_box(desc: &VariantDescription) -> bool {
     desc.engine == Engine::WgmmaK32Regfold
         && desc.mode == NumericsMode::Int12Per256

@@ -41,8 +41,8 @@ struct MapSpec {
     row_bytes: u64,
     box_elements: u32,
     box_rows: u32,
-    /// How the copy engine lays each box row out in shared memory: as it is, or in the 64-byte swizzle that
-    /// wgmma's descriptors read (the int12 engine's token planes).
+    /// How the copy engine lays each box row out in shared memory: as it is, or in the 64- or 128-byte swizzle
+    /// that wgmma's descriptors read (the int12 engine's token planes).
     swizzle: CUtensorMapSwizzle,
     /// A third dimension, or none for a two-dimensional map.
     outer: Option<OuterDimension>,
