@@ -61,15 +61,20 @@ const fn round16(x: u32) -> u32 {
 /// two chunks, in the 128-byte swizzle): half the copy engine's requests of one chunk a box for the same bytes,
 /// 8-9% faster (docs/PERF.md, log 53). In a cluster each block issues a share of one-chunk boxes (64-byte rows).
 pub fn token_box_chunks(desc: &VariantDescription) -> u32 {
-    let pairs = desc.engine == Engine::WgmmaK32Regfold
-        && desc.mode == NumericsMode::Int12Per256
-        && desc.refill == Refill::Tma
-        && desc.cluster_rows.saturating_mul(desc.cluster_tokens) == 1;
-    if pairs {
+    if stages_int12_tokens_by_copy_engine(desc)
+        && desc.cluster_rows.saturating_mul(desc.cluster_tokens) == 1
+    {
         2
     } else {
         1
     }
+}
+
+/// The int12 engine with `refill = tma`: the copy engine brings its token planes as wgmma's swizzled boxes.
+fn stages_int12_tokens_by_copy_engine(desc: &VariantDescription) -> bool {
+    desc.engine == Engine::WgmmaK32Regfold
+        && desc.mode == NumericsMode::Int12Per256
+        && desc.refill == Refill::Tma
 }
 
 /// Whether a window's token boxes go to the copy engine as one three-dimensional box (the window's chunk groups,
@@ -77,10 +82,7 @@ pub fn token_box_chunks(desc: &VariantDescription) -> u32 {
 /// clusters that share them along the rows, whose blocks each issue a share of one-chunk boxes. One copy
 /// instruction a window instead of four: 0.7-1.6% faster (docs/PERF.md, log 55).
 pub fn window_token_box(desc: &VariantDescription) -> bool {
-    desc.engine == Engine::WgmmaK32Regfold
-        && desc.mode == NumericsMode::Int12Per256
-        && desc.refill == Refill::Tma
-        && desc.cluster_rows == 1
+    stages_int12_tokens_by_copy_engine(desc) && desc.cluster_rows == 1
 }
 
 /// Computes the layout. Sizes use saturating arithmetic so that absurd descriptions give a huge total
