@@ -58,8 +58,9 @@ const fn round16(x: u32) -> u32 {
 }
 
 /// Chunks of tokens one copy-engine box holds. The int12 engine's boxes hold two (128-byte rows: both planes of
-/// two chunks, in the 128-byte swizzle): half the copy engine's requests of one chunk a box for the same bytes,
-/// 8-9% faster (docs/PERF.md, log 53). In a cluster each block issues a share of one-chunk boxes (64-byte rows).
+/// two chunks, in the 128-byte swizzle, which wgmma's descriptors read): 8-9% faster than one chunk a box in the
+/// 64-byte swizzle (docs/PERF.md, log 53; not through the copy engine's requests, session 27's probe says). In a
+/// cluster each block issues a share of one-chunk boxes (64-byte rows).
 pub fn token_box_chunks(desc: &VariantDescription) -> u32 {
     if stages_int12_tokens_by_copy_engine(desc)
         && desc.cluster_rows.saturating_mul(desc.cluster_tokens) == 1
