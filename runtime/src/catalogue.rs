@@ -182,7 +182,7 @@ pub const REGFOLD_64X48: VariantDescription = variant! {
 /// on 19 shapes, `docs/runs/2026-12-01-s9-tma-tune.ranking.md`; tuned again in sessions 10 and 11,
 /// `docs/runs/2026-12-01-s11-tune.ranking.md`). 128 rows x 128 tokens, two stages: the default from n = 385 below
 /// m = 8192 and at n = 113..160 from it (303 against 307 µs for `tma_64x128_b2` at 4096x512x14336, 92.3 against
-/// 93.8 at 14336x128x4096).
+/// 93.8 at 14336x128x4096) until the int12 engine took those ranges (sessions 25 and 28); now a declared point.
 pub const TMA_128X128: VariantDescription = variant! {
     name: "tma_128x128", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 128,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
@@ -198,16 +198,18 @@ pub const TMA_128X64: VariantDescription = variant! {
 };
 /// 64 rows x 96 tokens, 4 warps of 16 x 96, segment totals in shared memory, two blocks an SM (the three-stage
 /// `tma_64x96` of session 9 spilled after log 35): the default at n = 81..112 and 161..224 from m = 8192 (75.1 and
-/// 143 against 92.3 and 178 µs for `tma_128x128` at 14336 x 96 / 192 x 4096).
+/// 143 against 92.3 and 178 µs for `tma_128x128` at 14336 x 96 / 192 x 4096) until session 28, when the int12
+/// engine took them (54.5 / 103.6 against 73.9 / 139.3 µs there, PERF.md); now a declared point.
 pub const TMA_64X96_B2: VariantDescription = variant! {
     name: "tma_64x96_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 96,
     warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
     blocks_per_sm: 2, totals: shared, refill: tma, chunk_unroll: 4, archs: [sm_90],
 };
 /// 64 rows x 64 tokens, 4 warps of 16 x 64, two blocks an SM (the first point of the third tune): the default at
-/// n = 33..80 from m = 8192, 97..160 below it (65..160 at K <= 4096 since decode log 29: 34.8 against 39.7 µs for
-/// `regfold_64x32_ks2` at 4096x96x4096) and 225..384 everywhere (54.4 / 37.7 / 54.8 / 174 against 57.0 /
-/// 39.2 / 58.1 / 178 µs for the previous picks at 14336x64x4096, 4096 x 128 / 256 x 4096, 14336x256x4096).
+/// n = 33..80 from m = 8192 and 97..128 below it up to K = 14335 (65..128 at K <= 4096 since decode log 29: 34.8
+/// against 39.7 µs for `regfold_64x32_ks2` at 4096x96x4096; 54.4 / 37.7 against 57.0 / 39.2 µs for the previous
+/// picks at 14336x64x4096 and 4096x128x4096; 34.4 against 42.0 for `wgmma_i12_128x64` at 4096x128x4096, session
+/// 28). It also took 129..160 below m = 8192 and 225..384 everywhere until the int12 engine did (sessions 26, 28).
 pub const TMA_64X64_B2: VariantDescription = variant! {
     name: "tma_64x64_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
     warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
@@ -221,7 +223,8 @@ pub const TMA_64X128_B2: VariantDescription = variant! {
     blocks_per_sm: 2, refill: tma, chunk_unroll: 1, archs: [sm_90],
 };
 /// 64 rows x 96 tokens, 4 x 2 warps of 16 x 48: the default at n = 161..224 below m = 8192 (49.1 against 51.5 µs
-/// for `tma_64x96_b2` at 4096x192x4096).
+/// for `tma_64x96_b2` at 4096x192x4096) until session 28, when `wgmma_i12_128x64` took them (43.2 against 48.4 µs
+/// there, PERF.md); now a declared point.
 pub const TMA_64X96_W2: VariantDescription = variant! {
     name: "tma_64x96_w2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 96,
     warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
@@ -318,18 +321,22 @@ pub const WGMMA_REGFOLD_128X64: VariantDescription = variant! {
 /// two weight planes, four wgmmas a chunk summing the whole super-block, no per-chunk epilogue; two warpgroups of
 /// 64 rows x 64 tokens, each window brought by the copy engine (its tokens one box of chunk pairs, 128-byte
 /// swizzled: logs 53, 55), each lane's q6_K words read once a half super-block (log 49). Bit-exact, 35x the per-32
-/// mode's activation accuracy: the default on padded weights at 225-256 tokens below m = 8192 and at 385-512 (83.4
-/// against 92.5 µs for `tma_128x128` at 4096x512x4096, 268 against 339 at 14336x512x4096; PERF.md session 27).
+/// mode's activation accuracy: the default on padded weights at 129-256 tokens below m = 8192 (97-256 from K =
+/// 14336), at 97-128 from m = 8192 and at 385-512 (83.4 against 92.5 µs for `tma_128x128` at 4096x512x4096, 268
+/// against 339 at 14336x512x4096, session 27; 43.2 against 48.4 for `tma_64x96_w2` at 4096x192x4096, 80.3 against
+/// 90.0 for `tma_128x128` at 14336x128x4096, session 28: PERF.md).
 pub const WGMMA_I12_128X64: VariantDescription = variant! {
     name: "wgmma_i12_128x64", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,
     archs: [sm_90],
 };
 /// The int12 engine with 96 tokens a block (docs/PERF.md logs 46-49): the fold serves half as many tokens again;
-/// the three sums of 64 x 96 leave no registers for the super-block totals, which live in shared memory. The
-/// default on padded weights at 257-384 tokens, from 513, and at 225-256 from m = 8192 (563 against 691 µs for
-/// `tma_128x128` at 4096^3, 310 against 350 at 4096x2048x4096; PERF.md session 27); behind 128 x 64 at 512 tokens
-/// (107 against 83 at 4096x512x4096: 192 blocks are 1.45 waves of 132 SMs).
+/// the three sums of 64 x 96 leave no registers for the super-block totals, which live in shared memory (its
+/// output scales are read once before the first store to them, log 59). The default on padded weights at 257-384
+/// tokens, from 513, and from m = 8192 at 81-96 and 129-384 (544 µs at 4096^3 and 300 at 4096x2048x4096, 1.83x
+/// and 1.64x llama.cpp, PERF.md session 28; 563 against 691 for `tma_128x128` at 4096^3 in session 27; 102.8
+/// against 176.2 for `tma_128x128` at 14336x160x4096); behind 128 x 64 at 512 tokens (104 against 83 at
+/// 4096x512x4096: 192 blocks are 1.45 waves of 132 SMs).
 pub const WGMMA_I12_128X96: VariantDescription = variant! {
     name: "wgmma_i12_128x96", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 96,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, totals: shared,

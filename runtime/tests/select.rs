@@ -448,7 +448,7 @@ fn the_embedded_default_is_complete_and_valid() {
             "ring_mma_32x8_k4",
             "widen_64x32_ks4",
             "regfold_64x64_ks4",
-            "tma_64x96_w2",
+            "wgmma_i12_128x64",
             "wgmma_i12_128x96",
             "wgmma_i12_128x64",
             "wgmma_i12_128x96",
@@ -457,13 +457,14 @@ fn the_embedded_default_is_complete_and_valid() {
         ]
     );
     // At m = 14336, the register fold fed by the copy engine (docs/PERF.md logs 31-36): 64 x 64 tiles with two
-    // blocks an SM at 33..80 tokens, 64 x 96 with two at 81..112 and 161..224, 128 x 128 at 113..160, the int12
-    // engine from 225 (sessions 25-26).
+    // blocks an SM at 33..80 tokens; the int12 engine from 81 (sessions 25-28): 128 x 96 at 81..96, 128 x 64 at
+    // 97..128, 128 x 96 from 129 to 384.
     let pick_tall = |n| chosen(&config, Layout::Padded, 14336, n, 4096);
     assert_eq!(
         [
             pick_tall(64),
             pick_tall(96),
+            pick_tall(112),
             pick_tall(160),
             pick_tall(193),
             pick_tall(256),
@@ -471,9 +472,10 @@ fn the_embedded_default_is_complete_and_valid() {
         ],
         [
             "tma_64x64_b2",
-            "tma_64x96_b2",
-            "tma_128x128",
-            "tma_64x96_b2",
+            "wgmma_i12_128x96",
+            "wgmma_i12_128x64",
+            "wgmma_i12_128x96",
+            "wgmma_i12_128x96",
             "wgmma_i12_128x96",
             "wgmma_i12_128x64"
         ]
@@ -628,20 +630,24 @@ fn the_embedded_default_is_complete_and_valid() {
             .select(Arch::Sm90, Layout::Raw, 4096, n, 14336)
             .is_ok());
     }
-    // Two numerics modes on sm_90 since session 25, both within DECISIONS.md 13's cap: int_per32 below 225 tokens,
-    // int12_per256 from 225 (padded weights), so a token's bits depend on which side of 225 its batch falls (README,
-    // "Bits"); `config check` says so.
+    // Two numerics modes on sm_90 since session 25, both within DECISIONS.md 13's cap: int_per32 for fewer tokens,
+    // int12_per256 on padded weights from 129 tokens (97 at K >= 14336, 81 from m = 8192; session 28), so a token's
+    // bits depend on which side of the boundary its batch falls (README, "Bits"); `config check` says so.
     use mmqgen::codegen::NumericsMode::{Int12Per256, IntPer32};
-    for (n, mode) in [
-        (1, IntPer32),
-        (224, IntPer32),
-        (225, Int12Per256),
-        (65536, Int12Per256),
+    for (m, n, k, mode) in [
+        (4096, 1, 4096, IntPer32),
+        (4096, 128, 4096, IntPer32),
+        (4096, 129, 4096, Int12Per256),
+        (4096, 96, 14336, IntPer32),
+        (4096, 97, 14336, Int12Per256),
+        (14336, 80, 4096, IntPer32),
+        (14336, 81, 4096, Int12Per256),
+        (4096, 65536, 4096, Int12Per256),
+        (14336, 65536, 4096, Int12Per256),
+        (4096, 65536, 14336, Int12Per256),
     ] {
-        for (m, k) in [(4096, 4096), (14336, 4096), (4096, 14336)] {
-            let s = config.select(Arch::Sm90, Layout::Padded, m, n, k).unwrap();
-            assert_eq!(s.variant.mode, mode, "{m} x {n} x {k}");
-        }
+        let s = config.select(Arch::Sm90, Layout::Padded, m, n, k).unwrap();
+        assert_eq!(s.variant.mode, mode, "{m} x {n} x {k}");
     }
     assert!(config
         .check()
