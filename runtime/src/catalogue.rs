@@ -322,9 +322,10 @@ pub const WGMMA_REGFOLD_128X64: VariantDescription = variant! {
 /// 64 rows x 64 tokens, each window brought by the copy engine (its tokens one box of chunk pairs, 128-byte
 /// swizzled: logs 53, 55), each lane's q6_K words read once a half super-block (log 49). Bit-exact, 35x the per-32
 /// mode's activation accuracy: the default on padded weights at 129-256 tokens below m = 8192 (97-256 from K =
-/// 14336), at 97-128 from m = 8192 and at 385-512 (83.4 against 92.5 µs for `tma_128x128` at 4096x512x4096, 268
-/// against 339 at 14336x512x4096, session 27; 43.2 against 48.4 for `tma_64x96_w2` at 4096x192x4096, 80.3 against
-/// 90.0 for `tma_128x128` at 14336x128x4096, session 28: PERF.md).
+/// 14336), from m = 8192 at 97-128 (81-128 below m = 14336) and at m = 8192 at 193-256, and at 385-512 (83.4
+/// against 92.5 µs for `tma_128x128` at 4096x512x4096, 268 against 339 at 14336x512x4096, session 27; 43.2 against
+/// 48.4 for `tma_64x96_w2` at 4096x192x4096, 80.3 against 90.0 for `tma_128x128` at 14336x128x4096, session 28:
+/// PERF.md).
 pub const WGMMA_I12_128X64: VariantDescription = variant! {
     name: "wgmma_i12_128x64", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,
@@ -333,10 +334,10 @@ pub const WGMMA_I12_128X64: VariantDescription = variant! {
 /// The int12 engine with 96 tokens a block (docs/PERF.md logs 46-49): the fold serves half as many tokens again;
 /// the three sums of 64 x 96 leave no registers for the super-block totals, which live in shared memory (its
 /// output scales are read once before the first store to them, log 59). The default on padded weights at 257-384
-/// tokens, from 513, and from m = 8192 at 81-96 and 129-384 (544 µs at 4096^3 and 300 at 4096x2048x4096, 1.83x
-/// and 1.64x llama.cpp, PERF.md session 28; 563 against 691 for `tma_128x128` at 4096^3 in session 27; 102.8
-/// against 176.2 for `tma_128x128` at 14336x160x4096); behind 128 x 64 at 512 tokens (104 against 83 at
-/// 4096x512x4096: 192 blocks are 1.45 waves of 132 SMs).
+/// tokens, from 513, from m = 8192 at 129-384 (not 193-256 at m = 8192) and from m = 14336 at 81-96 (544 µs at
+/// 4096^3 and 300 at 4096x2048x4096, 1.83x and 1.64x llama.cpp, PERF.md session 28; 563 against 691 for
+/// `tma_128x128` at 4096^3 in session 27; 102.8 against 176.2 for `tma_128x128` at 14336x160x4096); behind 128 x 64
+/// at 512 tokens (104 against 83 at 4096x512x4096: 192 blocks are 1.45 waves of 132 SMs).
 pub const WGMMA_I12_128X96: VariantDescription = variant! {
     name: "wgmma_i12_128x96", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 96,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, totals: shared,
