@@ -456,9 +456,6 @@ fn the_embedded_default_is_complete_and_valid() {
             "wgmma_i12_128x96"
         ]
     );
-    // At m = 14336, the register fold fed by the copy engine (docs/PERF.md logs 31-36): 64 x 64 tiles with two
-    // blocks an SM at 33..80 tokens; the int12 engine from 81 (sessions 25-28): 128 x 96 at 81..96, 128 x 64 at
-    // 97..128, 128 x 96 from 129 to 384.
     // At m = 8192 the int12 tile is the one whose blocks fill the waves better (session 28): 128 x 64 at 81..128 and
     // 193..256, 128 x 96 at 129..192.
     let pick_8192 = |n| chosen(&config, Layout::Padded, 8192, n, 4096);
@@ -466,6 +463,9 @@ fn the_embedded_default_is_complete_and_valid() {
         [pick_8192(96), pick_8192(160), pick_8192(224)],
         ["wgmma_i12_128x64", "wgmma_i12_128x96", "wgmma_i12_128x64"]
     );
+    // At m = 14336, the register fold fed by the copy engine (docs/PERF.md logs 31-36): 64 x 64 tiles with two
+    // blocks an SM at 33..80 tokens; the int12 engine from 81 (sessions 25-28): 128 x 96 at 81..96, 128 x 64 at
+    // 97..128, 128 x 96 from 129 to 384.
     let pick_tall = |n| chosen(&config, Layout::Padded, 14336, n, 4096);
     assert_eq!(
         [
