@@ -226,6 +226,10 @@ pub struct VariantDescription {
     /// Blocks of the cluster along the token tiles: they share one row tile, and each stage's weight box comes from
     /// L2 once for all of them (the blocks take turns a window to issue it). 1 = none.
     pub cluster_tokens: u32,
+    /// Warps of a fold warpgroup (`wgmma_k32_regfold` under `int12_per256`, `refill = tma`): 0 = each warp folds its
+    /// own rows into its A registers one chunk ahead of its wgmmas; 4 = four more warps fold every row of the tile
+    /// into a ring of h and l planes in shared memory, and the other warps only issue wgmmas that read them there.
+    pub fold_warps: u32,
     pub archs: ArchSet,
     /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).
     pub allow_spills: bool,
@@ -552,6 +556,7 @@ impl VariantDescription {
         warps_k: 1,
         cluster_rows: 1,
         cluster_tokens: 1,
+        fold_warps: 0,
         archs: ArchSet::EMPTY.with(Arch::Sm90),
         allow_spills: false,
     };
@@ -561,8 +566,15 @@ impl VariantDescription {
         self.cluster_rows.saturating_mul(self.cluster_tokens)
     }
 
+    /// Threads of a block: the warps of the tile, and the fold warps beside them.
     pub fn threads(&self) -> u32 {
         // Saturating: the validator sees absurd descriptions before it refuses them.
+        self.tile_threads()
+            .saturating_add(32u32.saturating_mul(self.fold_warps))
+    }
+
+    /// Threads of the warps that hold the tile's outputs (all of a block's but its fold warps).
+    pub fn tile_threads(&self) -> u32 {
         32u32
             .saturating_mul(self.warps_m)
             .saturating_mul(self.warps_n)

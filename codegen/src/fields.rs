@@ -357,7 +357,7 @@ macro_rules! cp_async_field {
 }
 
 /// The number of fields a description has.
-pub const FIELD_COUNT: usize = 28;
+pub const FIELD_COUNT: usize = 29;
 
 /// Every field of a description, in canonical order (the order of the header and of the expansion).
 pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
@@ -395,6 +395,7 @@ pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
     count_field!(warps_k, "wk"),
     count_field!(cluster_rows, "cr", HeaderLine::WithNext),
     count_field!(cluster_tokens, "ct", HeaderLine::WithPrevious),
+    count_field!(fold_warps, "fw"),
     field!(
         archs,
         FieldKind::Archs {
@@ -562,6 +563,7 @@ mod tests {
             warps_k: 2,
             cluster_rows: 2,
             cluster_tokens: 2,
+            fold_warps: 4,
             archs: ArchSet::EMPTY.with(Arch::Sm80).with(Arch::Sm90),
             allow_spills: true,
         }
@@ -631,6 +633,7 @@ mod tests {
                 "ring_lanes           = superblocks",
                 "warps_k              = 1",
                 "cluster_rows x cluster_tokens = 1 x 1",
+                "fold_warps           = 0",
             ]
         );
     }

@@ -44,7 +44,46 @@ pub struct SharedLayout {
     pub window_regions: Vec<Region>,
     pub window_buffers: u32,
     pub window_buffer_bytes: u32,
+    /// The fold warpgroup's ring (`fold_warps > 0`), after everything above; offsets from the start.
+    pub fold_ring: Option<FoldRing>,
     pub total_bytes: u32,
+}
+
+/// Chunks of h and l planes the fold warpgroup may be ahead of the wgmmas that read them.
+pub const FOLD_PLANE_SLOTS: u32 = 4;
+
+/// Where a fold warpgroup leaves its planes (`fold_warps > 0`), every offset from the start of shared memory: the
+/// plane slots (one chunk's h and l planes of every row of the tile, 8-row x 16-byte core matrices), the weight
+/// scales of two windows (one f32 a row), then the mbarriers: per stage one its weights land on, per slot one the
+/// fold warps fill it on and one the tile's warps empty it on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoldRing {
+    pub planes_offset: u32,
+    pub slots: u32,
+    pub slot_bytes: u32,
+    pub weight_d_offset: u32,
+    pub barriers_offset: u32,
+    pub bytes: u32,
+}
+
+impl FoldRing {
+    fn new(desc: &VariantDescription, offset: u32) -> FoldRing {
+        // 128-byte aligned, as a core matrix is.
+        let planes_offset = offset.div_ceil(128).saturating_mul(128);
+        let slot_bytes = desc.nbj.saturating_mul(64);
+        let weight_d_offset =
+            planes_offset.saturating_add(slot_bytes.saturating_mul(FOLD_PLANE_SLOTS));
+        let barriers_offset = weight_d_offset.saturating_add(desc.nbj.saturating_mul(8));
+        let barriers = 8u32.saturating_mul(desc.stages.saturating_add(2 * FOLD_PLANE_SLOTS));
+        FoldRing {
+            planes_offset,
+            slots: FOLD_PLANE_SLOTS,
+            slot_bytes,
+            weight_d_offset,
+            barriers_offset,
+            bytes: barriers_offset.saturating_add(barriers) - offset,
+        }
+    }
 }
 
 impl SharedLayout {
@@ -255,6 +294,10 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         total_bytes =
             total_bytes.saturating_add(window_buffer_bytes.saturating_mul(window_buffers));
     }
+    let fold_ring = (desc.fold_warps > 0).then(|| FoldRing::new(desc, total_bytes));
+    if let Some(ring) = &fold_ring {
+        total_bytes = total_bytes.saturating_add(ring.bytes);
+    }
     SharedLayout {
         regions,
         stage_bytes,
@@ -265,6 +308,7 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
         window_regions,
         window_buffers,
         window_buffer_bytes,
+        fold_ring,
         total_bytes,
     }
 }
@@ -328,6 +372,7 @@ fn stream_layout(desc: &VariantDescription) -> SharedLayout {
         window_regions: Vec::new(),
         window_buffers: 0,
         window_buffer_bytes: 0,
+        fold_ring: None,
         total_bytes: offset,
     }
 }
@@ -444,6 +489,7 @@ fn ring_with_barriers(
         window_regions: Vec::new(),
         window_buffers: 0,
         window_buffer_bytes: 0,
+        fold_ring: None,
         total_bytes: ring.saturating_add(barriers),
     }
 }

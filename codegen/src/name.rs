@@ -72,8 +72,14 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
     } else {
         String::new()
     };
+    // Only a tile whose rows a fold warpgroup folds names its fold warps; lanes folding their own rows are not named.
+    let fold_warps = if desc.fold_warps > 0 {
+        format!("_fw{}", desc.fold_warps)
+    } else {
+        String::new()
+    };
     format!(
-        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{segment}{quantizer}{unroll}{token_unroll}{ring_lanes}{warps_k}{occupancy}{cluster}",
+        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{segment}{quantizer}{unroll}{token_unroll}{ring_lanes}{warps_k}{occupancy}{cluster}{fold_warps}",
         desc.engine,
         desc.mode,
         desc.nbj,

@@ -164,6 +164,9 @@ pub const RING_MAX_TOKENS: u32 = 8;
 pub const RING_FRAGMENT_TOKENS: [u32; 2] = [8, 16];
 /// The legal `warps_k` values: groups of a fragment ring's warps along K, each with whole segments.
 pub const RING_WARPS_K: [u32; 3] = [1, 2, 4];
+/// The legal nonzero `fold_warps`: one or two warpgroups.
+pub const FOLD_WARPS: [u32; 2] = [4, 8];
+
 /// The legal `cluster_rows` and `cluster_tokens` values: blocks of a thread-block cluster along each axis.
 pub const CLUSTER_BLOCKS: [u32; 3] = [1, 2, 4];
 /// Blocks a cluster may have in all (the portable cluster size).
@@ -529,6 +532,42 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     );
     check(
         &mut errors,
+        desc.fold_warps == 0
+            || (FOLD_WARPS.contains(&desc.fold_warps)
+                && desc.engine == Engine::WgmmaK32Regfold
+                && desc.mode == NumericsMode::Int12Per256
+                && desc.refill == Refill::Tma
+                && desc.kdr == 8
+                && desc.stages >= 2
+                && desc.ksplit == 1
+                && desc.warps_m.saturating_mul(desc.warps_n) == 8
+                && desc.cluster_blocks() == 1
+                && desc.nbj.is_multiple_of(16 * desc.fold_warps)),
+        "fold_warps",
+        format!(
+            "fold_warps adds warps that fold every row of the tile into shared memory for the other warps' \
+             wgmmas: it must be 0, {}, and more than 0 needs engine wgmma_k32_regfold, mode int12_per256, refill \
+             = tma, kdr = 8, stages >= 2, ksplit = 1, two warpgroups (warps_m x warps_n = 8), no cluster and nbj a \
+             multiple of 16 x fold_warps (whole fragment groups a fold warp); got fold_warps = {} with engine {}, \
+             mode {}, refill = {}, kdr = {}, stages = {}, ksplit = {}, warps_m x warps_n = {} x {}, cluster {} x \
+             {}, nbj = {}",
+            one_of(&FOLD_WARPS),
+            desc.fold_warps,
+            desc.engine,
+            desc.mode,
+            desc.refill,
+            desc.kdr,
+            desc.stages,
+            desc.ksplit,
+            desc.warps_m,
+            desc.warps_n,
+            desc.cluster_rows,
+            desc.cluster_tokens,
+            desc.nbj
+        ),
+    );
+    check(
+        &mut errors,
         match desc.ring_lanes {
             RingLanes::Superblocks => true,
             RingLanes::Rows => desc.engine == Engine::StreamRing && desc.nbj == 32,
@@ -642,7 +681,10 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.tile_n, desc.warps_n, desc.engine
         ),
     );
-    if threads >= 32 && desc.nbj.is_multiple_of(row_unit) && desc.tile_n.is_multiple_of(token_unit)
+    if desc.warps_m >= 1
+        && desc.warps_n >= 1
+        && desc.nbj.is_multiple_of(row_unit)
+        && desc.tile_n.is_multiple_of(token_unit)
     {
         let per_lane = (desc.nbj / desc.warps_m).saturating_mul(desc.tile_n / desc.warps_n) / 32;
         check(

@@ -536,6 +536,7 @@ mod tests {
                 warps_k: 1u32,
                 cluster_rows: 1u32,
                 cluster_tokens: 1u32,
+                fold_warps: 0u32,
                 archs: ::mmqgen::codegen::ArchSet(3u8),
                 allow_spills: false,
             }

@@ -343,6 +343,16 @@ pub const WGMMA_I12_128X96: VariantDescription = variant! {
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, totals: shared,
     archs: [sm_90],
 };
+/// The int12 engine with fold warps (docs/PERF.md logs 60-63): a warpgroup folds every row of each chunk into
+/// fragments in shared memory, four chunks ahead, and the tile's two warpgroups load them and only issue wgmmas,
+/// each with 64 of the 128 tokens, so that one fold serves 128 tokens. The fold warps give the tile's warps their
+/// registers (setmaxnreg). 3-6% faster than `wgmma_i12_128x64` at 512 tokens (80.0 against 82.7 µs at
+/// 4096x512x4096, 252 against 263 at 4096x512x14336, session 29).
+pub const WGMMA_I12_64X128_FOLD: VariantDescription = variant! {
+    name: "wgmma_i12_64x128_fold", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 64, tile_n: 128,
+    warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, fold_warps: 4,
+    archs: [sm_90],
+};
 /// The fold in f16 for the f16 warpgroup MMA with f32 accumulation (docs/PERF.md log 23-27): the tensor core
 /// sums each chunk's whole `I32` exactly, leaving one fma per output and chunk. Bit-exact, about 0.8x
 /// `regfold_128x128` (1175 against 948 µs at 4096^3): each warp folds for only 64 tokens, and what holds its
@@ -545,6 +555,7 @@ pub fn all() -> Vec<VariantDescription> {
         WGMMA_REGFOLD_128X64,
         WGMMA_I12_128X64,
         WGMMA_I12_128X96,
+        WGMMA_I12_64X128_FOLD,
         WGMMA_F16_128X64,
         STREAM_T1,
         STREAM_T2,

@@ -125,6 +125,7 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
             "cluster_tokens",
             on_int12_engine(&[("cluster_tokens", Int(2))]),
         ),
+        ("fold_warps", on_int12_engine(&[("fold_warps", Int(4))])),
     ]
 }
 

@@ -104,6 +104,7 @@ const TEMPLATES: &[(&str, &str)] = embedded_templates![
     "stream_ring_fragments.cu.tera",
     "mma_k16.cu.tera",
     "split_k.cu.tera",
+    "main_fold_warpgroup.cu.tera",
 ];
 
 /// One region of the shared-memory layout, as the templates name it.
@@ -255,6 +256,22 @@ struct RenderContext {
     activation_planes: u32,
     /// Threads per block.
     threads: u32,
+    /// Threads of the warps that hold the tile's outputs (all but the fold warps).
+    tile_threads: u32,
+    /// Warps of the fold warpgroup (`fold_warps`; 0 = each warp folds its own rows).
+    fold_warps: u32,
+    /// The fold warpgroup's ring ([`crate::layout::FoldRing`]; zeros without one).
+    fold_planes_offset: u32,
+    fold_slots: u32,
+    fold_slot_bytes: u32,
+    fold_weight_d_offset: u32,
+    fold_barriers_offset: u32,
+    fold_ring_bytes: u32,
+    /// Registers a fold thread and a tile thread keep after `setmaxnreg` ([`fold_registers`]).
+    fold_registers: u32,
+    tile_registers: u32,
+    /// The step between one thread's outputs in shared totals and segments: the threads that hold outputs.
+    output_stride: &'static str,
     /// Weight rows per block.
     nbj: u32,
     /// Tokens per block.
@@ -484,6 +501,7 @@ fn render_context(
         desc.tile_n * desc.kdr * 32 * desc.mode.activation_planes() / activation_piece;
     let weight_pieces = 2 * desc.nbj * desc.kdr * 32 / weight_piece;
     let rows_at_once = stream_rows_at_once(desc.tile_n);
+    let fold_ring = layout.fold_ring.as_ref();
 
     RenderContext {
         codegen_version: CODEGEN_VERSION,
@@ -531,6 +549,16 @@ fn render_context(
         activation_limit: desc.mode.activation_limit(),
         activation_planes: desc.mode.activation_planes(),
         threads: desc.threads(),
+        tile_threads: desc.tile_threads(),
+        fold_warps: desc.fold_warps,
+        fold_planes_offset: fold_ring.map_or(0, |r| r.planes_offset),
+        fold_slots: fold_ring.map_or(0, |r| r.slots),
+        fold_slot_bytes: fold_ring.map_or(0, |r| r.slot_bytes),
+        fold_weight_d_offset: fold_ring.map_or(0, |r| r.weight_d_offset),
+        fold_barriers_offset: fold_ring.map_or(0, |r| r.barriers_offset),
+        fold_ring_bytes: fold_ring.map_or(0, |r| r.bytes),
+        fold_registers: fold_registers(desc).0,
+        tile_registers: fold_registers(desc).1,
         nbj: desc.nbj,
         tile_n: desc.tile_n,
         warps_m: desc.warps_m,
@@ -555,9 +583,15 @@ fn render_context(
         output_totals: desc.totals == Totals::Output,
         segment_bytes: layout.segment_bytes,
         shared_segment: desc.segment == Segment::Shared,
-        segment_slot: match desc.segment {
-            Segment::Registers => "o",
-            Segment::Shared => "o * THREADS",
+        segment_slot: match (desc.segment, desc.fold_warps) {
+            (Segment::Registers, _) => "o",
+            (Segment::Shared, 0) => "o * THREADS",
+            (Segment::Shared, _) => "o * TILE_THREADS",
+        },
+        output_stride: if desc.fold_warps > 0 {
+            "TILE_THREADS"
+        } else {
+            "THREADS"
         },
         spread_refill: desc.refill == Refill::Spread,
         tma_refill: desc.refill == Refill::Tma,
@@ -583,6 +617,25 @@ fn render_context(
         weight_pieces_fill_threads: weight_pieces.is_multiple_of(desc.threads()),
         activation_scale_piece_floats: activation_scale_piece / 4,
     }
+}
+
+/// Registers a thread of the fold warps and of the tile's warps keep after `setmaxnreg` (`fold_warps > 0`; else
+/// zeros). A block starts with 64K / threads each (its launch bounds name one block an SM), rounded down to 8; the
+/// fold warps keep what a fold of their rows needs (16 registers of words a fragment group, and their temporaries)
+/// and give the rest to the tile's warps, whose sums it holds. Both are multiples of 8 in 24..=256, and the two
+/// sides together never ask for more than the block started with.
+fn fold_registers(desc: &VariantDescription) -> (u32, u32) {
+    if desc.fold_warps == 0 {
+        return (0, 0);
+    }
+    let threads = desc.threads().max(1);
+    let at_entry = (65536 / threads / 8 * 8).min(256);
+    let fold_groups = desc.nbj / desc.fold_warps.max(1) / 16;
+    let fold = (48 + 24 * fold_groups).div_ceil(8) * 8;
+    let fold_threads = threads - desc.tile_threads();
+    let tile =
+        ((at_entry * threads - fold * fold_threads) / desc.tile_threads().max(1) / 8 * 8).min(256);
+    (fold, tile)
 }
 
 /// Renders a description into its CUDA module. Refuses invalid descriptions with the validator's sentences.
