@@ -439,8 +439,13 @@ fn the_embedded_default_is_complete_and_valid() {
             pick(200),
             pick(257),
             pick(385),
+            pick(512),
+            pick(513),
             pick(1536),
-            pick(1537),
+            pick(2016),
+            pick(2017),
+            pick(2048),
+            pick(2049),
             pick(4096)
         ],
         [
@@ -450,8 +455,13 @@ fn the_embedded_default_is_complete_and_valid() {
             "regfold_64x64_ks4",
             "wgmma_i12_128x64",
             "wgmma_i12_128x96",
-            "wgmma_i12_128x64",
+            "wgmma_i12_64x128_fold",
+            "wgmma_i12_64x128_fold",
             "wgmma_i12_128x96",
+            "wgmma_i12_128x96",
+            "wgmma_i12_128x96",
+            "wgmma_i12_64x128_fold",
+            "wgmma_i12_64x128_fold",
             "wgmma_i12_128x96",
             "wgmma_i12_128x96"
         ]
@@ -465,7 +475,8 @@ fn the_embedded_default_is_complete_and_valid() {
     );
     // At m = 14336, the register fold fed by the copy engine (docs/PERF.md logs 31-36): 64 x 64 tiles with two
     // blocks an SM at 33..80 tokens; the int12 engine from 81 (sessions 25-28): 128 x 96 at 81..96, 128 x 64 at
-    // 97..128, 128 x 96 from 129 to 384.
+    // 97..128, 128 x 96 from 129 to 384; 128 x 64 at 385..448, the fold tile at 449..512 (session 29), 128 x 96 after,
+    // 2048 tokens included.
     let pick_tall = |n| chosen(&config, Layout::Padded, 14336, n, 4096);
     assert_eq!(
         [
@@ -475,7 +486,12 @@ fn the_embedded_default_is_complete_and_valid() {
             pick_tall(160),
             pick_tall(193),
             pick_tall(256),
-            pick_tall(385)
+            pick_tall(385),
+            pick_tall(448),
+            pick_tall(449),
+            pick_tall(512),
+            pick_tall(513),
+            pick_tall(2048)
         ],
         [
             "tma_64x64_b2",
@@ -484,7 +500,12 @@ fn the_embedded_default_is_complete_and_valid() {
             "wgmma_i12_128x96",
             "wgmma_i12_128x96",
             "wgmma_i12_128x96",
-            "wgmma_i12_128x64"
+            "wgmma_i12_128x64",
+            "wgmma_i12_128x64",
+            "wgmma_i12_64x128_fold",
+            "wgmma_i12_64x128_fold",
+            "wgmma_i12_128x96",
+            "wgmma_i12_128x96"
         ]
     );
     // Decode at m = 14336: the shared-memory ring up to 3 tokens (quantizing its own tokens at n = 1-2), the ring

@@ -105,6 +105,7 @@ const TEMPLATES: &[(&str, &str)] = embedded_templates![
     "mma_k16.cu.tera",
     "split_k.cu.tera",
     "main_fold_warpgroup.cu.tera",
+    "store_totals.cu.tera",
 ];
 
 /// One region of the shared-memory layout, as the templates name it.
