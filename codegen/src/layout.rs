@@ -49,13 +49,13 @@ pub struct SharedLayout {
     pub total_bytes: u32,
 }
 
-/// Chunks of h and l planes the fold warpgroup may be ahead of the wgmmas that read them.
+/// Chunks of h and l fragments the fold warpgroup may be ahead of the wgmmas that read them.
 pub const FOLD_PLANE_SLOTS: u32 = 4;
 
-/// Where a fold warpgroup leaves its planes (`fold_warps > 0`), every offset from the start of shared memory: the
-/// plane slots (one chunk's h and l planes of every row of the tile, 8-row x 16-byte core matrices), the weight
-/// scales of two windows (one f32 a row), then the mbarriers: per stage one its weights land on, per slot one the
-/// fold warps fill it on and one the tile's warps empty it on.
+/// Where a fold warpgroup leaves its fragments (`fold_warps > 0`), every offset from the start of shared memory: the
+/// slots (one chunk's h and then l fragments of every row of the tile, 16 bytes a lane in the order the tile's lanes
+/// hold them), the weight scales of two windows (one f32 a row), then the mbarriers: per stage one its weights land
+/// on, per slot one the fold warps fill it on and one the tile's warps empty it on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FoldRing {
     pub planes_offset: u32,
