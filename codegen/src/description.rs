@@ -226,9 +226,9 @@ pub struct VariantDescription {
     /// Blocks of the cluster along the token tiles: they share one row tile, and each stage's weight box comes from
     /// L2 once for all of them (the blocks take turns a window to issue it). 1 = none.
     pub cluster_tokens: u32,
-    /// Warps of a fold warpgroup (`wgmma_k32_regfold` under `int12_per256`, `refill = tma`): 0 = each warp folds its
-    /// own rows into its A registers one chunk ahead of its wgmmas; 4 = four more warps fold every row of the tile
-    /// into a ring of h and l planes in shared memory, and the other warps only issue wgmmas that read them there.
+    /// Fold warps (`wgmma_k32_regfold` under `int12_per256`, `refill = tma`): 0 = each warp folds its own rows into
+    /// its A registers one chunk ahead of its wgmmas; 4 or 8 = that many more warps fold every row of the tile into
+    /// a ring of h and l fragments in shared memory, and the tile's warps load them and only issue the wgmmas.
     pub fold_warps: u32,
     pub archs: ArchSet,
     /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).

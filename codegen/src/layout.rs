@@ -50,15 +50,15 @@ pub struct SharedLayout {
 }
 
 /// Chunks of h and l fragments the fold warpgroup may be ahead of the wgmmas that read them.
-pub const FOLD_PLANE_SLOTS: u32 = 4;
+pub const FOLD_SLOTS: u32 = 4;
 
 /// Where a fold warpgroup leaves its fragments (`fold_warps > 0`), every offset from the start of shared memory: the
 /// slots (one chunk's h and then l fragments of every row of the tile, 16 bytes a lane in the order the tile's lanes
 /// hold them), the weight scales of two windows (one f32 a row), then the mbarriers: per stage one its weights land
 /// on, per slot one the fold warps fill it on and one the tile's warps empty it on.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct FoldRing {
-    pub planes_offset: u32,
+    pub slots_offset: u32,
     pub slots: u32,
     pub slot_bytes: u32,
     pub weight_d_offset: u32,
@@ -69,15 +69,14 @@ pub struct FoldRing {
 impl FoldRing {
     fn new(desc: &VariantDescription, offset: u32) -> FoldRing {
         // 128-byte aligned, as a core matrix is.
-        let planes_offset = offset.div_ceil(128).saturating_mul(128);
+        let slots_offset = offset.div_ceil(128).saturating_mul(128);
         let slot_bytes = desc.nbj.saturating_mul(64);
-        let weight_d_offset =
-            planes_offset.saturating_add(slot_bytes.saturating_mul(FOLD_PLANE_SLOTS));
+        let weight_d_offset = slots_offset.saturating_add(slot_bytes.saturating_mul(FOLD_SLOTS));
         let barriers_offset = weight_d_offset.saturating_add(desc.nbj.saturating_mul(8));
-        let barriers = 8u32.saturating_mul(desc.stages.saturating_add(2 * FOLD_PLANE_SLOTS));
+        let barriers = 8u32.saturating_mul(desc.stages.saturating_add(2 * FOLD_SLOTS));
         FoldRing {
-            planes_offset,
-            slots: FOLD_PLANE_SLOTS,
+            slots_offset,
+            slots: FOLD_SLOTS,
             slot_bytes,
             weight_d_offset,
             barriers_offset,

@@ -7,7 +7,7 @@ use crate::description::*;
 use crate::fields::description_lines;
 use crate::layout::{
     ring_barrier_bytes, ring_fused_records_at_once, ring_record_pieces_at_once, shared_layout,
-    stream_offset_in_sums, stream_rows_at_once, Region, SharedLayout, PADDED_BLOCK_BYTES,
+    stream_offset_in_sums, stream_rows_at_once, FoldRing, Region, SharedLayout, PADDED_BLOCK_BYTES,
     RING_FRAGMENT_SUPERBLOCKS, RING_RECORD_BYTES, RING_RECORD_OFFSETS, RING_RECORD_SCALES,
     STREAM_SUPERBLOCKS_PER_PASS,
 };
@@ -261,13 +261,8 @@ struct RenderContext {
     tile_threads: u32,
     /// Warps of the fold warpgroup (`fold_warps`; 0 = each warp folds its own rows).
     fold_warps: u32,
-    /// The fold warpgroup's ring ([`crate::layout::FoldRing`]; zeros without one).
-    fold_planes_offset: u32,
-    fold_slots: u32,
-    fold_slot_bytes: u32,
-    fold_weight_d_offset: u32,
-    fold_barriers_offset: u32,
-    fold_ring_bytes: u32,
+    /// The fold warpgroup's ring ([`crate::layout::FoldRing`]), with fold warps.
+    fold_ring: Option<FoldRing>,
     /// Registers a fold thread and a tile thread keep after `setmaxnreg` ([`fold_registers`]).
     fold_registers: u32,
     tile_registers: u32,
@@ -317,8 +312,8 @@ struct RenderContext {
     segment_bytes: u32,
     /// Running segments live in shared memory (`segment = shared`).
     shared_segment: bool,
-    /// How output `o`'s running segment is indexed: `o` in registers, `o * THREADS` in shared memory.
-    segment_slot: &'static str,
+    /// How output `o`'s running segment is indexed: `o` in registers, `o * output_stride` in shared memory.
+    segment_slot: String,
     /// Refills are issued a slice per chunk (`refill = spread`).
     spread_refill: bool,
     /// Padded stages arrive by bulk tensor copies on one mbarrier per stage (`refill = tma`).
@@ -502,7 +497,13 @@ fn render_context(
         desc.tile_n * desc.kdr * 32 * desc.mode.activation_planes() / activation_piece;
     let weight_pieces = 2 * desc.nbj * desc.kdr * 32 / weight_piece;
     let rows_at_once = stream_rows_at_once(desc.tile_n);
-    let fold_ring = layout.fold_ring.as_ref();
+    let (fold_registers, tile_registers) = fold_registers(desc);
+    // Shared totals and segments step by the threads that hold outputs.
+    let output_stride = if desc.fold_warps > 0 {
+        "TILE_THREADS"
+    } else {
+        "THREADS"
+    };
 
     RenderContext {
         codegen_version: CODEGEN_VERSION,
@@ -552,14 +553,9 @@ fn render_context(
         threads: desc.threads(),
         tile_threads: desc.tile_threads(),
         fold_warps: desc.fold_warps,
-        fold_planes_offset: fold_ring.map_or(0, |r| r.planes_offset),
-        fold_slots: fold_ring.map_or(0, |r| r.slots),
-        fold_slot_bytes: fold_ring.map_or(0, |r| r.slot_bytes),
-        fold_weight_d_offset: fold_ring.map_or(0, |r| r.weight_d_offset),
-        fold_barriers_offset: fold_ring.map_or(0, |r| r.barriers_offset),
-        fold_ring_bytes: fold_ring.map_or(0, |r| r.bytes),
-        fold_registers: fold_registers(desc).0,
-        tile_registers: fold_registers(desc).1,
+        fold_ring: layout.fold_ring.clone(),
+        fold_registers,
+        tile_registers,
         nbj: desc.nbj,
         tile_n: desc.tile_n,
         warps_m: desc.warps_m,
@@ -584,16 +580,11 @@ fn render_context(
         output_totals: desc.totals == Totals::Output,
         segment_bytes: layout.segment_bytes,
         shared_segment: desc.segment == Segment::Shared,
-        segment_slot: match (desc.segment, desc.fold_warps) {
-            (Segment::Registers, _) => "o",
-            (Segment::Shared, 0) => "o * THREADS",
-            (Segment::Shared, _) => "o * TILE_THREADS",
+        segment_slot: match desc.segment {
+            Segment::Registers => "o".to_string(),
+            Segment::Shared => format!("o * {output_stride}"),
         },
-        output_stride: if desc.fold_warps > 0 {
-            "TILE_THREADS"
-        } else {
-            "THREADS"
-        },
+        output_stride,
         spread_refill: desc.refill == Refill::Spread,
         tma_refill: desc.refill == Refill::Tma,
         stage_barrier_bytes: layout.stage_barrier_bytes,
