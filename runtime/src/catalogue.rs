@@ -322,10 +322,11 @@ pub const WGMMA_REGFOLD_128X64: VariantDescription = variant! {
 /// 64 rows x 64 tokens, each window brought by the copy engine (its tokens one box of chunk pairs, 128-byte
 /// swizzled: logs 53, 55), each lane's q6_K words read once a half super-block (log 49). Bit-exact, 35x the per-32
 /// mode's activation accuracy: the default on padded weights at 129-256 tokens below m = 8192 (97-256 from K =
-/// 14336), from m = 8192 at 97-128 (81-128 below m = 14336) and at m = 8192 at 193-256, and from m = 8192 at
-/// 385-448 (231.6 against 253.0 µs for `wgmma_i12_64x128_fold` at 14336x448x4096, session 29; 43.2 against 48.4 for
-/// `tma_64x96_w2` at 4096x192x4096, 80.3 against 90.0 for `tma_128x128` at 14336x128x4096, session 28: PERF.md).
-/// It took 385-512 everywhere from session 25 to 28 (83.4 against 92.5 for `tma_128x128` at 4096x512x4096).
+/// 14336), from m = 8192 at 97-128 (81-128 below m = 14336) and at m = 8192 at 193-256, at 385-512, and at
+/// 2017-2048 below m = 8192 (76.3 µs at 4096x512x4096, 1.67x llama.cpp and 0.35x cuBLAS bf16; 286 at
+/// 4096x2048x4096; session 30, its warp index read through a shuffle so that its wgmma descriptors stay in uniform
+/// registers, log 69; 43.2 against 48.4 for `tma_64x96_w2` at 4096x192x4096, 80.3 against 90.0 for `tma_128x128` at
+/// 14336x128x4096, session 28: PERF.md). `wgmma_i12_64x128_fold` took 449-512 from it in session 29.
 pub const WGMMA_I12_128X64: VariantDescription = variant! {
     name: "wgmma_i12_128x64", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,
@@ -335,10 +336,10 @@ pub const WGMMA_I12_128X64: VariantDescription = variant! {
 /// the three sums of 64 x 96 leave no registers for the super-block totals, which live in shared memory (its
 /// output scales are read once before the first store to them, log 59). The default on padded weights at 257-384
 /// tokens, from 513 (not 2017-2048 below m = 8192), from m = 8192 at 129-384 (not 193-256 at m = 8192) and from
-/// m = 14336 at 81-96 (542 µs at 4096^3 and 892 at 14336x2048x4096, 1.83x and 1.82x llama.cpp, PERF.md session 29;
+/// m = 14336 at 81-96 (520 µs at 4096^3 and 850 at 14336x2048x4096, 1.96x and 1.93x llama.cpp, PERF.md session 30;
 /// 563 against 691 for `tma_128x128` at 4096^3 in session 27; 102.8 against 176.2 for `tma_128x128` at
-/// 14336x160x4096); behind 128 x 64 at 512 tokens (104 against 83 at 4096x512x4096: 192 blocks are 1.45 waves of
-/// 132 SMs).
+/// 14336x160x4096); behind 128 x 64 at 512 tokens (99.8 against 76.3 at 4096x512x4096: 192 blocks are 1.45 waves
+/// of 132 SMs).
 pub const WGMMA_I12_128X96: VariantDescription = variant! {
     name: "wgmma_i12_128x96", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 96,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, totals: shared,
@@ -347,10 +348,9 @@ pub const WGMMA_I12_128X96: VariantDescription = variant! {
 /// The int12 engine with fold warps (docs/PERF.md logs 60-63): a warpgroup folds every row of each chunk into
 /// fragments in shared memory, four chunks ahead, and the tile's two warpgroups load them and only issue wgmmas,
 /// each with 64 of the 128 tokens, so that one fold serves 128 tokens. The fold warps give the tile's warps their
-/// registers (setmaxnreg). The default on padded weights at 449-512 tokens and, below m = 8192, at 385-448 and
-/// 2017-2048 (78.8 against 83.4 µs for `wgmma_i12_128x64` at 4096x512x4096, 247 against 262 at 4096x512x14336, 297
-/// against 301 for `wgmma_i12_128x96` at 4096x2048x4096; behind 128 x 96 at 640-768 tokens, at 4096 and at m =
-/// 14336 from 1024: PERF.md session 29).
+/// registers (setmaxnreg). Declared, proven, not selected: the default at 449-512 tokens in session 29 (78.8 against
+/// 83.4 µs for `wgmma_i12_128x64` at 4096x512x4096), it ties 128 x 64 since both read their descriptors from
+/// uniform registers (76.5 against 76.3 at 4096x512x4096, 288 against 286 at 4096x2048x4096: PERF.md session 30).
 pub const WGMMA_I12_64X128_FOLD: VariantDescription = variant! {
     name: "wgmma_i12_64x128_fold", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 64, tile_n: 128,
     warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, fold_warps: 4,
