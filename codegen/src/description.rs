@@ -230,6 +230,11 @@ pub struct VariantDescription {
     /// its A registers one chunk ahead of its wgmmas; 4 or 8 = that many more warps fold every row of the tile into
     /// a ring of h and l fragments in shared memory, and the tile's warps load them and only issue the wgmmas.
     pub fold_warps: u32,
+    /// How many parts along K the last wave's tiles may take (`wgmma_k32_regfold`, `refill = tma`): 1 = none; 2 to
+    /// 4 = where a call's tiles leave the GPU's last wave part-full, the launcher gives each of those tiles up to
+    /// that many blocks with whole segments each, and the last of them to finish adds the tile's segment sums in K
+    /// order (NUMERICS.md 4), so that the last wave ends sooner (docs/KERNELS.md, "The last wave").
+    pub tail_parts: u32,
     pub archs: ArchSet,
     /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).
     pub allow_spills: bool,
@@ -557,6 +562,7 @@ impl VariantDescription {
         cluster_rows: 1,
         cluster_tokens: 1,
         fold_warps: 0,
+        tail_parts: 1,
         archs: ArchSet::EMPTY.with(Arch::Sm90),
         allow_spills: false,
     };

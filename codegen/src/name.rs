@@ -78,8 +78,14 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
     } else {
         String::new()
     };
+    // Only a variant whose last wave's tiles may split along K names its parts; whole tiles are not named.
+    let tail_parts = if desc.tail_parts > 1 {
+        format!("_tp{}", desc.tail_parts)
+    } else {
+        String::new()
+    };
     format!(
-        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{segment}{quantizer}{unroll}{token_unroll}{ring_lanes}{warps_k}{occupancy}{cluster}{fold_warps}",
+        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{segment}{quantizer}{unroll}{token_unroll}{ring_lanes}{warps_k}{occupancy}{cluster}{fold_warps}{tail_parts}",
         desc.engine,
         desc.mode,
         desc.nbj,

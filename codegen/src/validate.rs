@@ -167,6 +167,9 @@ pub const RING_WARPS_K: [u32; 3] = [1, 2, 4];
 /// The legal nonzero `fold_warps`: one or two warpgroups.
 pub const FOLD_WARPS: [u32; 2] = [4, 8];
 
+/// The most parts along K a tile of the last wave may take (`tail_parts`).
+pub const MAX_TAIL_PARTS: u32 = 4;
+
 /// The legal `cluster_rows` and `cluster_tokens` values: blocks of a thread-block cluster along each axis.
 pub const CLUSTER_BLOCKS: [u32; 3] = [1, 2, 4];
 /// Blocks a cluster may have in all (the portable cluster size).
@@ -564,6 +567,37 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.cluster_rows,
             desc.cluster_tokens,
             desc.nbj
+        ),
+    );
+    check(
+        &mut errors,
+        (1..=MAX_TAIL_PARTS).contains(&desc.tail_parts)
+            && (desc.tail_parts == 1
+                || (desc.engine == Engine::WgmmaK32Regfold
+                    && desc.refill == Refill::Tma
+                    && desc.ksplit == 1
+                    && desc.totals != Totals::Output
+                    && desc.segment == Segment::Registers
+                    && desc.quantizer == Quantizer::Separate
+                    && desc.cluster_blocks() == 1
+                    && desc.fold_warps == 0)),
+        "tail_parts",
+        format!(
+            "tail_parts is how many parts along K a tile of a part-full last wave may take: it must be 1 to \
+             {MAX_TAIL_PARTS}, and more than 1 needs engine wgmma_k32_regfold, refill = tma, ksplit = 1, totals = \
+             registers or shared, segment = registers, quantizer = separate, no cluster and no fold warps; got tail_parts = {} \
+             with engine {}, refill = {}, ksplit = {}, totals = {}, segment = {}, quantizer = {}, cluster {} x {}, \
+             fold_warps = {}",
+            desc.tail_parts,
+            desc.engine,
+            desc.refill,
+            desc.ksplit,
+            desc.totals,
+            desc.segment,
+            desc.quantizer,
+            desc.cluster_rows,
+            desc.cluster_tokens,
+            desc.fold_warps
         ),
     );
     check(

@@ -335,8 +335,9 @@ pub const WGMMA_I12_128X64: VariantDescription = variant! {
 /// The int12 engine with 96 tokens a block (docs/PERF.md logs 46-49): the fold serves half as many tokens again;
 /// the three sums of 64 x 96 leave no registers for the super-block totals, which live in shared memory (its
 /// output scales are read once before the first store to them, log 59). The default on padded weights at 257-384
-/// tokens, from 513 (not 2017-2048 below m = 8192), from m = 8192 at 129-384 (not 193-256 at m = 8192) and from
-/// m = 14336 at 81-96 (520 µs at 4096^3 and 850 at 14336x2048x4096, 1.96x and 1.93x llama.cpp, PERF.md session 30;
+/// tokens, from m = 8192 at 129-384 (not 193-256 at m = 8192) and from m = 14336 at 81-96; from 513 tokens until
+/// session 31, when `wgmma_i12_128x96_tail` took them (520 µs at 4096^3 and 850 at 14336x2048x4096, 1.96x and 1.93x
+/// llama.cpp, PERF.md session 30;
 /// 563 against 691 for `tma_128x128` at 4096^3 in session 27; 102.8 against 176.2 for `tma_128x128` at
 /// 14336x160x4096); behind 128 x 64 at 512 tokens (99.8 against 76.3 at 4096x512x4096: 192 blocks are 1.45 waves
 /// of 132 SMs).
@@ -344,6 +345,16 @@ pub const WGMMA_I12_128X96: VariantDescription = variant! {
     name: "wgmma_i12_128x96", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 96,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, totals: shared,
     archs: [sm_90],
+};
+/// `wgmma_i12_128x96` whose last wave's tiles split along K in up to three parts where they leave the wave
+/// part-full (`tail_parts`, docs/PERF.md log 74; the last part to finish adds the segment sums in K order, so the
+/// bits are 128 x 96's): the default on padded weights from 513 tokens (273 µs at 4096x2048x4096 against 286 for
+/// 128 x 96 and 284 for 128 x 64, 837 against 919 at 4096x2048x14336, 500 against 516 at 4096^3, 1641 against 1712
+/// at 4096x4096x14336; where no tile splits, 128 x 96's time: 846 against 848 at 14336x2048x4096; session 31).
+pub const WGMMA_I12_128X96_TAIL: VariantDescription = variant! {
+    name: "wgmma_i12_128x96_tail", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 96,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, totals: shared,
+    tail_parts: 3, archs: [sm_90],
 };
 /// The int12 engine with fold warps (docs/PERF.md logs 60-63): a warpgroup folds every row of each chunk into
 /// fragments in shared memory, four chunks ahead, and the tile's two warpgroups load them and only issue wgmmas,
@@ -558,6 +569,7 @@ pub fn all() -> Vec<VariantDescription> {
         WGMMA_REGFOLD_128X64,
         WGMMA_I12_128X64,
         WGMMA_I12_128X96,
+        WGMMA_I12_128X96_TAIL,
         WGMMA_I12_64X128_FOLD,
         WGMMA_F16_128X64,
         STREAM_T1,

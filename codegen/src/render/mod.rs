@@ -104,6 +104,7 @@ const TEMPLATES: &[(&str, &str)] = embedded_templates![
     "stream_ring_fragments.cu.tera",
     "mma_k16.cu.tera",
     "split_k.cu.tera",
+    "tail_parts.cu.tera",
     "main_fold_warpgroup.cu.tera",
     "store_totals.cu.tera",
 ];
@@ -261,6 +262,8 @@ struct RenderContext {
     tile_threads: u32,
     /// Warps of the fold warpgroup (`fold_warps`; 0 = each warp folds its own rows).
     fold_warps: u32,
+    /// Parts along K a tile of a part-full last wave may take (`tail_parts`; 1 = whole tiles only).
+    tail_parts: u32,
     /// The fold warpgroup's ring ([`crate::layout::FoldRing`]), with fold warps.
     fold_ring: Option<FoldRing>,
     /// Registers a fold thread and a tile thread keep after `setmaxnreg` ([`fold_registers`]).
@@ -553,6 +556,7 @@ fn render_context(
         threads: desc.threads(),
         tile_threads: desc.tile_threads(),
         fold_warps: desc.fold_warps,
+        tail_parts: desc.tail_parts,
         fold_ring: layout.fold_ring.clone(),
         fold_registers,
         tile_registers,

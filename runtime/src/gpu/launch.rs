@@ -389,6 +389,100 @@ pub fn matmul_config(
     })
 }
 
+/// How a call of a variant with `tail_parts > 1` maps its tiles to blocks (docs/KERNELS.md, "The last wave"): the
+/// first `whole_tiles` tiles take a block each, and the tiles after them, which would leave the last wave of
+/// `resident` blocks part-full, `split` blocks each, with whole segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TailSplit {
+    pub whole_tiles: u64,
+    /// Blocks each of the other tiles takes (1: every tile is whole).
+    pub split: u64,
+    /// Blocks of the launch.
+    pub blocks: u64,
+}
+
+impl TailSplit {
+    /// The split of `m x n x K` for `desc` on a GPU that holds `resident` of its blocks at once (its SMs times
+    /// `blocks_per_sm`): the last wave's tiles take as many parts as fit in a wave, at most `tail_parts` and the
+    /// segment count.
+    pub fn of(desc: &VariantDescription, m: usize, n: usize, k: usize, resident: u64) -> TailSplit {
+        let tiles = (m.div_ceil(desc.nbj.max(1) as usize) as u64)
+            .saturating_mul(n.div_ceil(desc.tile_n.max(1) as usize) as u64);
+        let tail = tiles % resident.max(1);
+        // No tail (tiles fill every wave): no split.
+        let split = resident.checked_div(tail).map_or(1, |fit| {
+            (desc.tail_parts.max(1) as u64)
+                .min(fit)
+                .min(segment_count(k) as u64)
+                .max(1)
+        });
+        if split == 1 {
+            return TailSplit {
+                whole_tiles: tiles,
+                split: 1,
+                blocks: tiles,
+            };
+        }
+        TailSplit {
+            whole_tiles: tiles - tail,
+            split,
+            blocks: tiles - tail + tail * split,
+        }
+    }
+
+    /// Tiles split into parts.
+    pub fn split_tiles(&self) -> u64 {
+        (self.blocks - self.whole_tiles) / self.split
+    }
+
+    /// f32 slots the split tiles need in the workspace: an arrival count each (rounded up to 32), then every
+    /// part's segment sums (the tile's outputs for each segment of K).
+    pub fn workspace_len(&self, desc: &VariantDescription, k: usize) -> usize {
+        if self.split == 1 {
+            return 0;
+        }
+        let tiles = self.split_tiles() as usize;
+        tiles.div_ceil(32) * 32
+            + tiles
+                .saturating_mul(segment_count(k))
+                .saturating_mul(desc.nbj as usize * desc.tile_n as usize)
+    }
+
+    /// The most f32 slots any call up to `max_m x max_n x max_k` needs: a split tile count is at most half a wave
+    /// (two parts or more fit in one) and at most the tiles there are.
+    pub fn max_workspace_len(
+        desc: &VariantDescription,
+        max_m: usize,
+        max_n: usize,
+        max_k: usize,
+        resident: u64,
+    ) -> usize {
+        let tiles = (max_m.div_ceil(desc.nbj.max(1) as usize) as u64)
+            .saturating_mul(max_n.div_ceil(desc.tile_n.max(1) as usize) as u64);
+        let most = tiles.min(resident / 2) as usize;
+        if desc.tail_parts <= 1 || most == 0 {
+            return 0;
+        }
+        most.div_ceil(32) * 32
+            + most
+                .saturating_mul(segment_count(max_k))
+                .saturating_mul(desc.nbj as usize * desc.tile_n as usize)
+    }
+}
+
+/// Blocks of `desc` a GPU of `multiprocessors` SMs holds at once: a wave.
+pub fn resident_blocks(multiprocessors: u32, desc: &VariantDescription) -> u64 {
+    multiprocessors as u64 * desc.blocks_per_sm.max(1) as u64
+}
+
+/// [`resident_blocks`] on the GPU of `ctx`.
+fn resident_blocks_on(ctx: &CudaContext, desc: &VariantDescription) -> Result<u64, DriverError> {
+    let sms = ctx.attribute(
+        cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+    )?;
+    Ok(resident_blocks(sms.max(1) as u32, desc))
+}
+
 /// The combine launch: `grid = ceil(n * m / 256)`, 256 threads.
 pub fn combine_config(m: usize, n: usize) -> LaunchConfig {
     LaunchConfig {
@@ -475,6 +569,8 @@ pub struct LoadedVariant {
     programmatic: bool,
     /// With `refill = tma`, the copy engine's boxes, from which each call encodes its tensor maps.
     tma_boxes: Option<tensor_maps::Boxes>,
+    /// Blocks the GPU holds at once (its SMs times `blocks_per_sm`): what `tail_parts` splits the last wave by.
+    resident_blocks: u64,
 }
 
 impl std::fmt::Debug for LoadedVariant {
@@ -686,6 +782,7 @@ impl LoadedVariant {
             ordinal: info.ordinal,
             programmatic,
             tma_boxes: tensor_maps::Boxes::of(desc),
+            resident_blocks: resident_blocks(info.multiprocessors, desc),
         })
     }
 
@@ -840,6 +937,9 @@ impl LoadedVariant {
         if self.desc.ksplit > 1 {
             ws.check_segments(m, n, k)?;
         }
+        if self.desc.tail_parts > 1 {
+            ws.check_split_tiles(&self.desc, self.tail_split(m, n, k), k)?;
+        }
         if self.desc.scale_fetch == ScaleFetch::Plane && weights.plane_for(self.desc.mode).is_none()
         {
             return Err(LaunchError::MissingPlane {
@@ -915,7 +1015,19 @@ impl LoadedVariant {
         if x.is_none() {
             ws.check_quantized(self.quantized(n, k))?;
         }
-        let cfg = matmul_config(&self.desc, m, n, self.call_shared_bytes(k)?)?;
+        let mut cfg = matmul_config(&self.desc, m, n, self.call_shared_bytes(k)?)?;
+        // tail_parts: one row of blocks, the whole tiles and then the split ones' parts (docs/KERNELS.md).
+        let tail = (self.desc.tail_parts > 1).then(|| self.tail_split(m, n, k));
+        if let Some(tail) = &tail {
+            cfg.grid_dim = (
+                fits_i32(
+                    "the blocks of the whole and split tiles",
+                    tail.blocks as usize,
+                )? as u32,
+                1,
+                1,
+            );
+        }
         let kernel = match weights.layout() {
             Layout::Raw => &self.raw,
             Layout::Padded => &self.padded,
@@ -949,7 +1061,10 @@ impl LoadedVariant {
             (ws.act_q.device_ptr(stream), ws.act_d.device_ptr(stream))
         };
         let (out_ptr, _o) = out.device_ptr_mut(stream);
-        let segments_view = match (self.desc.ksplit > 1, ws.segments.as_mut()) {
+        let segments_view = match (
+            self.desc.ksplit > 1 || self.desc.tail_parts > 1,
+            ws.segments.as_mut(),
+        ) {
             (true, Some(s)) => Some(s.device_ptr_mut(stream)),
             _ => None,
         };
@@ -986,6 +1101,12 @@ impl LoadedVariant {
         if let Some(maps) = &maps {
             args.push(kernel_arg(maps));
         }
+        // Both fit an int: the blocks do (above), and the split is at most tail_parts.
+        let split_args = tail.map(|t| (t.whole_tiles as i32, t.split as i32));
+        if let Some((whole_tiles, split)) = &split_args {
+            args.push(kernel_arg(whole_tiles));
+            args.push(kernel_arg(split));
+        }
         // A fused-quantizer matmul follows whatever the stream ran before, which may still be writing x: queued
         // the ordinary way. Every other one is the quantizer's programmatic dependent (decode log 29).
         let programmatic = self.programmatic && x.is_none();
@@ -998,6 +1119,11 @@ impl LoadedVariant {
         launch(&kernel.info.name, cfg, || unsafe {
             launch_maybe_programmatic(programmatic, &kernel.func, cfg, stream, args.as_mut_slice())
         })
+    }
+
+    /// How a call of `m x n x K` maps its tiles to blocks on this GPU (only `tail_parts > 1` splits any).
+    pub fn tail_split(&self, m: usize, n: usize, k: usize) -> TailSplit {
+        TailSplit::of(&self.desc, m, n, k, self.resident_blocks)
     }
 
     /// Dynamic shared memory of one matmul launch at K = `k`: the variant's fixed amount, or for the ring engine
@@ -1354,6 +1480,9 @@ pub struct Workspace {
     act_q: CudaSlice<i8>,
     act_d: CudaSlice<f32>,
     segments: Option<CudaSlice<f32>>,
+    /// With `tail_parts > 1`: how many of `segments`' first slots can be split tiles' arrival counts, which must
+    /// stay zero between calls (poisoning leaves them so).
+    split_arrivals: usize,
     /// What the activations `act_q`/`act_d` hold now.
     quantized: Option<Quantized>,
 }
@@ -1409,12 +1538,24 @@ impl Workspace {
         let act_d = stream
             .alloc_zeros::<f32>(d_len)
             .map_err(alloc_err("activation scales", d_len))?;
+        let mut split_arrivals = 0;
         let segments = if desc.ksplit > 1 {
             let len = segment_len(max_m, max_n, max_k)?;
             Some(
                 stream
                     .alloc_zeros::<f32>(len)
                     .map_err(alloc_err("segment partials", len))?,
+            )
+        } else if desc.tail_parts > 1 {
+            // Zeros: the split tiles' arrival counts start at 0 (and each call's last block leaves them so).
+            let resident = resident_blocks_on(stream.context(), desc)
+                .map_err(|e| DeviceError::cuda("reading the multiprocessor count", e))?;
+            let len = TailSplit::max_workspace_len(desc, max_m, max_n, max_k, resident).max(1);
+            split_arrivals = ((resident / 2) as usize).div_ceil(32) * 32;
+            Some(
+                stream
+                    .alloc_zeros::<f32>(len)
+                    .map_err(alloc_err("split tiles' segment sums", len))?,
             )
         } else {
             None
@@ -1426,6 +1567,7 @@ impl Workspace {
             act_q,
             act_d,
             segments,
+            split_arrivals,
             quantized: None,
         })
     }
@@ -1434,6 +1576,7 @@ impl Workspace {
     pub fn fits(&self, desc: &VariantDescription, m: usize, n: usize, k: usize) -> bool {
         self.check_activations(n, k, desc.mode).is_ok()
             && (desc.ksplit == 1 || self.check_segments(m, n, k).is_ok())
+            && (desc.tail_parts == 1 || self.fits_split_tiles(desc, m, n, k))
     }
 
     fn check_activations(&self, n: usize, k: usize, mode: NumericsMode) -> Result<(), LaunchError> {
@@ -1506,6 +1649,42 @@ impl Workspace {
         Ok(())
     }
 
+    /// Whether any call of `m x n x K` on this workspace's GPU finds room for its split tiles (`tail_parts > 1`).
+    fn fits_split_tiles(&self, desc: &VariantDescription, m: usize, n: usize, k: usize) -> bool {
+        match resident_blocks_on(self.act_q.context(), desc) {
+            Ok(resident) => self
+                .check_split_tiles(desc, TailSplit::of(desc, m, n, k, resident), k)
+                .is_ok(),
+            Err(_) => false,
+        }
+    }
+
+    fn check_split_tiles(
+        &self,
+        desc: &VariantDescription,
+        split: TailSplit,
+        k: usize,
+    ) -> Result<(), LaunchError> {
+        let needed = split.workspace_len(desc, k);
+        let have = self.segments.as_ref().map_or(0, |s| s.len());
+        if needed > have {
+            return Err(LaunchError::Workspace(format!(
+                "the workspace holds {have} slots for split tiles, but this call splits {} tiles of {} x {} in {} \
+                 parts over K = {k} and needs {needed}: make the Workspace for this variant (tail_parts = {}) and \
+                 a large enough shape (it was made for m <= {}, n <= {}, K <= {})",
+                split.split_tiles(),
+                desc.nbj,
+                desc.tile_n,
+                split.split,
+                desc.tail_parts,
+                self.max_m,
+                self.max_n,
+                self.max_k
+            )));
+        }
+        Ok(())
+    }
+
     /// Copies the quantized activations back (after the quantizer ran for `n` tokens of K), waiting for the
     /// stream. They are the GPU's `q [n][K]` and `d [n][K/G]`, for comparing with the reference's.
     pub fn read_quantized(
@@ -1569,6 +1748,14 @@ impl Workspace {
         poison_f32(stream, &mut self.act_d, "the activation scales")?;
         if let Some(s) = self.segments.as_mut() {
             poison_f32(stream, s, "the segment partials")?;
+            // The split tiles' arrival counts (a call's first slots) must read zero when a call starts.
+            let arrivals = self.split_arrivals.min(s.len());
+            if arrivals > 0 {
+                let mut counts = s.slice_mut(..arrivals);
+                stream
+                    .memset_zeros(&mut counts)
+                    .map_err(|e| DeviceError::cuda("zeroing the split tiles' arrival counts", e))?;
+            }
         }
         Ok(())
     }
@@ -1628,6 +1815,49 @@ mod tests {
             warps_n: 2,
             ..VariantDescription::DEFAULTS
         }
+    }
+
+    #[test]
+    fn the_last_wave_splits_only_where_its_parts_fit_one_wave() {
+        let d = VariantDescription {
+            nbj: 128,
+            tile_n: 96,
+            tail_parts: 3,
+            ..desc()
+        };
+        // 4096 x 2048: 32 x 22 = 704 tiles, 5 waves of 132 and 44 more, which take 3 parts each.
+        let s = TailSplit::of(&d, 4096, 2048, 4096, 132);
+        assert_eq!((s.whole_tiles, s.split, s.blocks), (660, 3, 660 + 132));
+        assert_eq!(s.split_tiles(), 44);
+        assert_eq!(s.workspace_len(&d, 4096), 64 + 44 * 4 * 128 * 96);
+        // 4096^3: 56 tiles past 10 waves fit two parts each; K = 1024 has one segment, so no split.
+        assert_eq!(TailSplit::of(&d, 4096, 4096, 4096, 132).split, 2);
+        assert_eq!(TailSplit::of(&d, 4096, 4096, 1024, 132).split, 1);
+        // 14336 x 2048: 88 tiles past 18 waves: two parts do not fit a wave.
+        let whole = TailSplit::of(&d, 14336, 2048, 4096, 132);
+        assert_eq!(
+            (whole.split, whole.blocks, whole.workspace_len(&d, 4096)),
+            (1, 2464, 0)
+        );
+        // Fewer tiles than a wave: all of them split, as far as tail_parts allows.
+        let small = TailSplit::of(&d, 333, 9, 4352, 132);
+        assert_eq!((small.whole_tiles, small.split, small.blocks), (0, 3, 9));
+        // The workspace for any call up to a shape covers every call up to it.
+        let most = TailSplit::max_workspace_len(&d, 4096, 4096, 14336, 132);
+        for (m, n, k) in [
+            (4096, 2048, 4096),
+            (4096, 4096, 14336),
+            (333, 9, 4352),
+            (4096, 100, 14336),
+        ] {
+            assert!(
+                TailSplit::of(&d, m, n, k, 132).workspace_len(&d, k) <= most,
+                "{m}x{n}x{k}"
+            );
+        }
+        // tail_parts = 1 never splits.
+        let one = VariantDescription { tail_parts: 1, ..d };
+        assert_eq!(TailSplit::of(&one, 4096, 2048, 4096, 132).split, 1);
     }
 
     #[test]
