@@ -317,6 +317,8 @@ struct RenderContext {
     shared_segment: bool,
     /// How output `o`'s running segment is indexed: `o` in registers, `o * output_stride` in shared memory.
     segment_slot: String,
+    /// How output `o`'s sum of finished segments is indexed, the same way (`totals = registers` or `shared`).
+    total_slot: String,
     /// Refills are issued a slice per chunk (`refill = spread`).
     spread_refill: bool,
     /// Padded stages arrive by bulk tensor copies on one mbarrier per stage (`refill = tma`).
@@ -587,6 +589,10 @@ fn render_context(
         segment_slot: match desc.segment {
             Segment::Registers => "o".to_string(),
             Segment::Shared => format!("o * {output_stride}"),
+        },
+        total_slot: match desc.totals {
+            Totals::Shared => format!("o * {output_stride}"),
+            Totals::Registers | Totals::Output => "o".to_string(),
         },
         output_stride,
         spread_refill: desc.refill == Refill::Spread,
