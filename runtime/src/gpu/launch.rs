@@ -406,8 +406,7 @@ impl TailSplit {
     /// `blocks_per_sm`): the last wave's tiles take as many parts as fit in a wave, at most `tail_parts` and the
     /// segment count.
     pub fn of(desc: &VariantDescription, m: usize, n: usize, k: usize, resident: u64) -> TailSplit {
-        let tiles = (m.div_ceil(desc.nbj.max(1) as usize) as u64)
-            .saturating_mul(n.div_ceil(desc.tile_n.max(1) as usize) as u64);
+        let tiles = Self::tiles(desc, m, n);
         let tail = tiles % resident.max(1);
         // No tail (tiles fill every wave): no split.
         let split = resident.checked_div(tail).map_or(1, |fit| {
@@ -435,17 +434,12 @@ impl TailSplit {
         (self.blocks - self.whole_tiles) / self.split
     }
 
-    /// f32 slots the split tiles need in the workspace: an arrival count each (rounded up to 32), then every
-    /// part's segment sums (the tile's outputs for each segment of K).
+    /// f32 slots the split tiles need in the workspace ([`Self::split_tiles_len`]).
     pub fn workspace_len(&self, desc: &VariantDescription, k: usize) -> usize {
         if self.split == 1 {
             return 0;
         }
-        let tiles = self.split_tiles() as usize;
-        tiles.div_ceil(32) * 32
-            + tiles
-                .saturating_mul(segment_count(k))
-                .saturating_mul(desc.nbj as usize * desc.tile_n as usize)
+        Self::split_tiles_len(desc, self.split_tiles() as usize, k)
     }
 
     /// The most f32 slots any call up to `max_m x max_n x max_k` needs: a split tile count is at most half a wave
@@ -457,30 +451,38 @@ impl TailSplit {
         max_k: usize,
         resident: u64,
     ) -> usize {
-        let tiles = (max_m.div_ceil(desc.nbj.max(1) as usize) as u64)
-            .saturating_mul(max_n.div_ceil(desc.tile_n.max(1) as usize) as u64);
-        let most = tiles.min(resident / 2) as usize;
+        let most = Self::tiles(desc, max_m, max_n).min(resident / 2) as usize;
         if desc.tail_parts <= 1 || most == 0 {
             return 0;
         }
-        most.div_ceil(32) * 32
-            + most
-                .saturating_mul(segment_count(max_k))
+        Self::split_tiles_len(desc, most, max_k)
+    }
+
+    /// The arrival counts' slots for `split_tiles` tiles: the first of the workspace, rounded up to 32 (the
+    /// kernel's `split_segment_sums` starts the sums after them).
+    pub fn arrival_slots(split_tiles: usize) -> usize {
+        split_tiles.div_ceil(32) * 32
+    }
+
+    /// f32 slots of `split_tiles` split tiles: their arrival counts, then every segment's sums of each (the tile's
+    /// outputs for each segment of K).
+    fn split_tiles_len(desc: &VariantDescription, split_tiles: usize, k: usize) -> usize {
+        Self::arrival_slots(split_tiles)
+            + split_tiles
+                .saturating_mul(segment_count(k))
                 .saturating_mul(desc.nbj as usize * desc.tile_n as usize)
+    }
+
+    /// Tiles of an `m x n` call.
+    fn tiles(desc: &VariantDescription, m: usize, n: usize) -> u64 {
+        (m.div_ceil(desc.nbj.max(1) as usize) as u64)
+            .saturating_mul(n.div_ceil(desc.tile_n.max(1) as usize) as u64)
     }
 }
 
 /// Blocks of `desc` a GPU of `multiprocessors` SMs holds at once: a wave.
 pub fn resident_blocks(multiprocessors: u32, desc: &VariantDescription) -> u64 {
     multiprocessors as u64 * desc.blocks_per_sm.max(1) as u64
-}
-
-/// [`resident_blocks`] on the GPU of `ctx`.
-fn resident_blocks_on(ctx: &CudaContext, desc: &VariantDescription) -> Result<u64, DriverError> {
-    let sms = ctx.attribute(
-        cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-    )?;
-    Ok(resident_blocks(sms.max(1) as u32, desc))
 }
 
 /// The combine launch: `grid = ceil(n * m / 256)`, 256 threads.
@@ -1480,9 +1482,9 @@ pub struct Workspace {
     act_q: CudaSlice<i8>,
     act_d: CudaSlice<f32>,
     segments: Option<CudaSlice<f32>>,
-    /// With `tail_parts > 1`: how many of `segments`' first slots can be split tiles' arrival counts, which must
-    /// stay zero between calls (poisoning leaves them so).
-    split_arrivals: usize,
+    /// With `tail_parts > 1`: the blocks a wave of the variant holds on this workspace's GPU, which decides how a
+    /// call splits its tiles (read once here, not a call); 0 otherwise.
+    split_wave: u64,
     /// What the activations `act_q`/`act_d` hold now.
     quantized: Option<Quantized>,
 }
@@ -1538,7 +1540,7 @@ impl Workspace {
         let act_d = stream
             .alloc_zeros::<f32>(d_len)
             .map_err(alloc_err("activation scales", d_len))?;
-        let mut split_arrivals = 0;
+        let mut split_wave = 0;
         let segments = if desc.ksplit > 1 {
             let len = segment_len(max_m, max_n, max_k)?;
             Some(
@@ -1548,10 +1550,15 @@ impl Workspace {
             )
         } else if desc.tail_parts > 1 {
             // Zeros: the split tiles' arrival counts start at 0 (and each call's last block leaves them so).
-            let resident = resident_blocks_on(stream.context(), desc)
+            let sms = stream
+                .context()
+                .attribute(
+                    cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                )
                 .map_err(|e| DeviceError::cuda("reading the multiprocessor count", e))?;
+            let resident = resident_blocks(sms.max(1) as u32, desc);
             let len = TailSplit::max_workspace_len(desc, max_m, max_n, max_k, resident).max(1);
-            split_arrivals = ((resident / 2) as usize).div_ceil(32) * 32;
+            split_wave = resident;
             Some(
                 stream
                     .alloc_zeros::<f32>(len)
@@ -1567,7 +1574,7 @@ impl Workspace {
             act_q,
             act_d,
             segments,
-            split_arrivals,
+            split_wave,
             quantized: None,
         })
     }
@@ -1576,7 +1583,10 @@ impl Workspace {
     pub fn fits(&self, desc: &VariantDescription, m: usize, n: usize, k: usize) -> bool {
         self.check_activations(n, k, desc.mode).is_ok()
             && (desc.ksplit == 1 || self.check_segments(m, n, k).is_ok())
-            && (desc.tail_parts == 1 || self.fits_split_tiles(desc, m, n, k))
+            && (desc.tail_parts == 1
+                || self
+                    .check_split_tiles(desc, TailSplit::of(desc, m, n, k, self.split_wave), k)
+                    .is_ok())
     }
 
     fn check_activations(&self, n: usize, k: usize, mode: NumericsMode) -> Result<(), LaunchError> {
@@ -1647,16 +1657,6 @@ impl Workspace {
             )));
         }
         Ok(())
-    }
-
-    /// Whether any call of `m x n x K` on this workspace's GPU finds room for its split tiles (`tail_parts > 1`).
-    fn fits_split_tiles(&self, desc: &VariantDescription, m: usize, n: usize, k: usize) -> bool {
-        match resident_blocks_on(self.act_q.context(), desc) {
-            Ok(resident) => self
-                .check_split_tiles(desc, TailSplit::of(desc, m, n, k, resident), k)
-                .is_ok(),
-            Err(_) => false,
-        }
     }
 
     fn check_split_tiles(
@@ -1748,8 +1748,9 @@ impl Workspace {
         poison_f32(stream, &mut self.act_d, "the activation scales")?;
         if let Some(s) = self.segments.as_mut() {
             poison_f32(stream, s, "the segment partials")?;
-            // The split tiles' arrival counts (a call's first slots) must read zero when a call starts.
-            let arrivals = self.split_arrivals.min(s.len());
+            // The split tiles' arrival counts (a call's first slots, for at most half a wave of split tiles) must
+            // read zero when a call starts.
+            let arrivals = TailSplit::arrival_slots((self.split_wave / 2) as usize).min(s.len());
             if arrivals > 0 {
                 let mut counts = s.slice_mut(..arrivals);
                 stream
