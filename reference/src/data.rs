@@ -77,6 +77,65 @@ pub fn activations(n: usize, k: usize, seed: u64, outliers_per_4096: usize) -> V
         .collect()
 }
 
+/// The sub-stream of a parity case's seed that places its rounding ties: `derive_seed(seed, TIES_STREAM)`
+/// ([`plant_rounding_ties`]).
+pub const TIES_STREAM: u64 = 2;
+
+/// The exponents `e` of the scales near `2^e` that [`plant_rounding_ties`] draws: low enough to reach below the
+/// generated quantizer's reciprocal path (a scale under 2^-90 is divided by as written, NUMERICS.md 2), high
+/// enough to cover most of it, and far enough from f32's top that no parity output overflows.
+pub const TIE_SCALE_EXPONENTS: std::ops::RangeInclusive<i32> = -110..=60;
+
+/// Plants rounding ties for the activation quantizer (NUMERICS.md 2) in `x` (`[n][k]`): in token `t`, the 256
+/// values of span `t % (k / 256)` are replaced. Every 32-value chunk of the span holds one value `+-A` (at a
+/// random place), so its per-32 scale is `div(A, 127)` and the span's per-256 scale `div(A, 2047)`, with `A` a
+/// random mantissa times `2^(e + 7)`, `e` drawn from [`TIE_SCALE_EXPONENTS`]. Every other value lies within two
+/// ulps of `(j + 1/2)` times one of the two scales (alternately; `j` random, so that the value stays below `A`):
+/// `x / d` sits on or beside a rounding tie, where a quotient one ulp off changes the integer. One span in four
+/// has one chunk of zeros instead (per-32 `amax = 0`).
+///
+/// # Panics
+/// If `x.len() != n * k` or `k` is not a multiple of 256.
+pub fn plant_rounding_ties(x: &mut [f32], n: usize, k: usize, seed: u64) {
+    assert!(
+        k.is_multiple_of(BLOCK_WEIGHTS) && x.len() == n * k,
+        "plant_rounding_ties needs [n][k] activations with k a multiple of 256"
+    );
+    let spans = k / BLOCK_WEIGHTS;
+    let mut rng = SplitMix64::new(seed);
+    let exponents = TIE_SCALE_EXPONENTS;
+    let exponent_count = (exponents.end() - exponents.start() + 1) as u64;
+    for t in 0..n {
+        let first = t * k + (t % spans) * BLOCK_WEIGHTS;
+        let span = &mut x[first..first + BLOCK_WEIGHTS];
+        let e = exponents.start() + rng.below(exponent_count) as i32;
+        let biased = u32::try_from(e + 7 + 127).expect("the exponents keep A normal");
+        let amax = f32::from_bits((biased << 23) | (rng.next_u32() >> 9));
+        let scales = [(amax / 127.0, 127i64), (amax / 2047.0, 2047i64)];
+        let zero_chunk = (rng.below(4) == 0).then(|| rng.below(8) as usize);
+        for (c, chunk) in span.chunks_exact_mut(32).enumerate() {
+            if zero_chunk == Some(c) {
+                chunk.fill(0.0);
+                continue;
+            }
+            let amax_at = rng.below(32) as usize;
+            for (i, v) in chunk.iter_mut().enumerate() {
+                let sign = if rng.below(2) == 0 { 1.0 } else { -1.0 };
+                if i == amax_at {
+                    *v = sign * amax;
+                    continue;
+                }
+                let (scale, limit) = scales[i % 2];
+                let j = rng.below(2 * limit as u64) as i64 - limit;
+                // f32 times (j + 1/2) is exact in f64; rounded once to f32, then moved by -2..=2 ulps.
+                let tie = (f64::from(scale) * (j as f64 + 0.5)) as f32;
+                let nudge = rng.below(5) as i64 - 2;
+                *v = f32::from_bits((i64::from(tie.to_bits()) + nudge) as u32);
+            }
+        }
+    }
+}
+
 /// Full-range random q6_K blocks for parity: `m` rows of `k / 256` blocks whose `ql`, `qh` and `scales` bytes are
 /// uniformly random (every `q6 - 32` in -32..=31 and every scale in -128..=127 occurs), and whose `d` is always
 /// finite: 1 block in 32 takes a special value (+0, -0, the smallest and largest subnormal, +-65504), 1 in 32 any
@@ -156,6 +215,65 @@ mod tests {
             let outlier = outlier_channels(4).contains(&((i % 8192) % 4096));
             assert_eq!(b, if outlier { a * 20.0 } else { a }, "index {i}");
         }
+    }
+
+    #[test]
+    fn rounding_ties_sit_on_half_integers_of_both_scales() {
+        let (n, k) = (40, 512);
+        let mut x = activations(n, k, 3, 4);
+        let before = x.clone();
+        plant_rounding_ties(&mut x, n, k, 7);
+        let (mut near_ties, mut low_scales, mut zero_chunks) = (0, 0, 0);
+        for t in 0..n {
+            let span = t % 2;
+            for s in 0..2 {
+                let range = t * k + s * 256..t * k + s * 256 + 256;
+                if s != span {
+                    assert_eq!(
+                        x[range.clone()],
+                        before[range],
+                        "token {t}: only span {span} changes"
+                    );
+                    continue;
+                }
+                let values = &x[range];
+                let amax = values.iter().fold(0f32, |a, v| a.max(v.abs()));
+                assert!(amax.is_normal());
+                low_scales += usize::from(amax / 127.0 < 2f32.powi(-90));
+                for (c, chunk) in values.chunks_exact(32).enumerate() {
+                    let chunk_max = chunk.iter().fold(0f32, |a, v| a.max(v.abs()));
+                    if chunk_max == 0.0 {
+                        zero_chunks += 1;
+                        continue;
+                    }
+                    assert_eq!(
+                        chunk_max, amax,
+                        "token {t} chunk {c}: every chunk holds amax"
+                    );
+                    for (i, &v) in chunk.iter().enumerate() {
+                        let d = if i % 2 == 0 {
+                            amax / 127.0
+                        } else {
+                            amax / 2047.0
+                        };
+                        let q = f64::from(v) / f64::from(d);
+                        near_ties += usize::from(
+                            v.abs() != amax
+                                && (q - q.floor() - 0.5).abs() < 1e-6 * q.abs().max(1.0),
+                        );
+                    }
+                }
+            }
+        }
+        assert!(near_ties > n * 200, "{near_ties} values near a tie");
+        assert!(
+            low_scales > 0 && low_scales < n,
+            "{low_scales} spans below 2^-90"
+        );
+        assert!(zero_chunks > 0, "no zero chunk");
+        let mut again = before.clone();
+        plant_rounding_ties(&mut again, n, k, 7);
+        assert_eq!(again, x);
     }
 
     #[test]

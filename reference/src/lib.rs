@@ -25,7 +25,10 @@ pub use activations::{
     quantize_activations, quantize_activations_12bit, quantize_activations_for,
     QuantizedActivations,
 };
-pub use data::{activations, outlier_channels, random_blocks, weights_q6k, ACTIVATION_STREAM};
+pub use data::{
+    activations, outlier_channels, plant_rounding_ties, random_blocks, weights_q6k,
+    ACTIVATION_STREAM, TIES_STREAM,
+};
 pub use matmul::{fold, reference_matmul, reference_output};
 pub use registration::{
     check_weights, f32_per16_plane, fold_planes, int_plane, plane_rows, raw_to_padded,

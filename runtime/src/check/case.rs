@@ -6,7 +6,10 @@ use std::str::FromStr;
 use mmqgen_codegen::NumericsMode;
 use mmqgen_reference::activations::{quantize_activations_for, QuantizedActivations};
 use mmqgen_reference::matmul::{reference_matmul, reference_output};
-use mmqgen_reference::{activations, derive_seed, digest_case_inputs, ACTIVATION_STREAM};
+use mmqgen_reference::{
+    activations, derive_seed, digest_case_inputs, plant_rounding_ties, ACTIVATION_STREAM,
+    TIES_STREAM,
+};
 
 use crate::formats::input::shown;
 use crate::gpu::launch::{check_shape, ShapeError};
@@ -145,21 +148,22 @@ pub struct ParityInputs {
 }
 
 impl ParityInputs {
-    /// The inputs of `mmqgen_reference::digest_case_inputs(m, n, k, seed)`: the same weights and activations
-    /// as the reference's digest cases, so a parity run with `DIGEST_SEED` on a digest shape reproduces the
-    /// snapshot digests (the row records the GPU output's digest).
+    /// The inputs of `mmqgen_reference::digest_case_inputs(m, n, k, seed)` (the weights and activations `mmqgen
+    /// bench` times) with rounding ties planted in one span of 256 activations per token
+    /// ([`plant_rounding_ties`]), so that every case checks the quantizer where a quotient one ulp off would
+    /// change a value.
     pub fn generate(shape: Shape, seed: u64, mode: NumericsMode) -> ParityInputs {
         let Shape { m, n, k } = shape;
-        let (raw, x) = digest_case_inputs(m, n, k, seed);
-        let acts = quantize_activations_for(&x, n, k, mode);
-        ParityInputs { raw, x, acts, mode }
+        let (raw, _) = digest_case_inputs(m, n, k, seed);
+        ParityInputs::with_weights(raw, shape, seed, mode)
     }
 
     /// Inputs with the given weights (`shape.m` rows of `shape.k / 256` q6_K blocks, e.g. a GGUF tensor's) and
-    /// the seeded activations a seeded case of `shape` and `seed` gets.
+    /// the seeded activations, ties planted, that a seeded case of `shape` and `seed` gets.
     pub fn with_weights(raw: Vec<u8>, shape: Shape, seed: u64, mode: NumericsMode) -> ParityInputs {
         let Shape { n, k, .. } = shape;
-        let x = activations(n, k, derive_seed(seed, ACTIVATION_STREAM), 4);
+        let mut x = activations(n, k, derive_seed(seed, ACTIVATION_STREAM), 4);
+        plant_rounding_ties(&mut x, n, k, derive_seed(seed, TIES_STREAM));
         let acts = quantize_activations_for(&x, n, k, mode);
         ParityInputs { raw, x, acts, mode }
     }
@@ -180,7 +184,6 @@ impl ParityInputs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mmqgen_reference::digest;
 
     #[test]
     fn shapes_parse_with_sentences() {
@@ -218,10 +221,8 @@ mod tests {
         let a = ParityInputs::generate(s, 5, NumericsMode::IntPer32);
         let b = ParityInputs::generate(s, 5, NumericsMode::IntPer32);
         assert_eq!(a.raw, b.raw);
-        assert_eq!(
-            a.x.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-            b.x.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-        );
+        let bits = |x: &[f32]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&a.x), bits(&b.x));
         assert_ne!(
             a.raw,
             ParityInputs::generate(s, 6, NumericsMode::IntPer32).raw
@@ -234,9 +235,13 @@ mod tests {
             256
         );
         let full = a.reference(s);
-        // The same inputs as the reference's digest cases.
-        let (want, _) = mmqgen_reference::digest_case(NumericsMode::IntPer32, 3, 2, 512, 5);
-        assert_eq!(digest(&full), want);
+        // The reference's digest inputs, with rounding ties planted in the activations.
+        let (raw, mut x) = mmqgen_reference::digest_case_inputs(3, 2, 512, 5);
+        assert_eq!(a.raw, raw);
+        let untouched = x.clone();
+        plant_rounding_ties(&mut x, 2, 512, derive_seed(5, TIES_STREAM));
+        assert_ne!(x, untouched);
+        assert_eq!(bits(&a.x), bits(&x));
         for t in 0..2 {
             for j in 0..3 {
                 assert_eq!(a.reference_at(s, t, j).to_bits(), full[t * 3 + j].to_bits());

@@ -3,7 +3,9 @@
 //!
 //! One case is a variant, a weight layout, a shape (m, n, K) and a seed. The inputs are the reference's digest
 //! case inputs (`digest_case_inputs`): full-range random q6_K blocks (`data::random_blocks`, every integer path
-//! exercised) and activations with 4 outlier channels per 4096 (`data::activations`). Before the launch the output and the workspace are poisoned
+//! exercised) and activations with 4 outlier channels per 4096 (`data::activations`), with rounding ties for the
+//! quantizer planted in one span of 256 per token (`data::plant_rounding_ties`: scales from 2^-110 to 2^60,
+//! values on or beside half-integer multiples of them). Before the launch the output and the workspace are poisoned
 //! ([`POISON_BITS`], [`POISON_Q`]), so an output the kernel never wrote shows even where it is not compared.
 //! Small shapes (m * n <= [`FULL_COMPARE_LIMIT`]) compare every output with the reference; larger ones compare
 //! a seeded sample of at least [`MIN_SAMPLED_OUTPUTS`] outputs (plus the first and last token and weight row in

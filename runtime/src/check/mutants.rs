@@ -44,7 +44,7 @@ pub struct Mutant {
 pub const MUTANT_SHAPE: Shape = Shape::new(1000, 77, 2816);
 
 /// Every mutant the suite ships, in a stable order.
-pub const MUTANTS: [Mutant; 8] = [
+pub const MUTANTS: [Mutant; 9] = [
     Mutant {
         name: "swapped_fma_order",
         base_variant: "r41",
@@ -127,6 +127,18 @@ pub const MUTANTS: [Mutant; 8] = [
         replace: "tensor_copy_3d(stage + SMEM_ACTIVATIONS_OFFSET, &maps.tokens, 32, token0,",
         shape: MUTANT_SHAPE,
         layout: Layout::Padded,
+    },
+    Mutant {
+        name: "quotient_uncorrected",
+        base_variant: "wgmma_i12_128x64",
+        what: "The activation quantizer keeps its first estimate of x / d (x times the reciprocal) and drops the \
+               fma that corrects it, so a quotient may be one ulp off div(x, d) and round to the other integer at \
+               a tie.",
+        find: "const float quotient = __fmaf_rn(divisor.reciprocal, __fmaf_rn(-divisor.scale, estimate, value), \
+               estimate);",
+        replace: "const float quotient = estimate;",
+        shape: MUTANT_SHAPE,
+        layout: Layout::Raw,
     },
 ];
 
@@ -390,7 +402,7 @@ mod tests {
             find("reversed").unwrap_err().to_string(),
             "no mutant named 'reversed': the mutants are swapped_fma_order, transposed_mma_fragment, \
              wrong_narrow_byte_offset, off_by_one_token_edge, prefolded_low_pass_skipped, \
-             tma_weight_box_raw_stride, int12_cross_weight, int12_token_box_column"
+             tma_weight_box_raw_stride, int12_cross_weight, int12_token_box_column, quotient_uncorrected"
         );
     }
 

@@ -1528,12 +1528,12 @@ mod tests {
                 Some(o.mutant.name)
             );
         }
-        // One control per base variant, shape and layout (two mutants share dp4a_int_per32 raw), one run per
-        // mutant, each with its own --mutant.
+        // One control per base variant, shape and layout (two mutants share dp4a_int_per32 raw, two
+        // wgmma_i12_128x64 raw), one run per mutant, each with its own --mutant.
         let lines: Vec<&str> = runs.lines().collect();
         assert_eq!(
             lines.iter().filter(|l| l.trim() == "run").count(),
-            crate::check::mutants::all().len() - 1,
+            crate::check::mutants::all().len() - 2,
             "{runs}"
         );
         for m in crate::check::mutants::all() {
@@ -1562,7 +1562,7 @@ mod tests {
         );
         assert_eq!(
             mutant_summary(&outcomes),
-            "8 mutant(s): 8 caught, 0 missed, 0 failed, 0 skipped"
+            "9 mutant(s): 9 caught, 0 missed, 0 failed, 0 skipped"
         );
 
         // The mutated kernel passes: missed.
@@ -1573,7 +1573,7 @@ mod tests {
         assert!(outcomes.iter().all(|o| o.verdict.is_bad()));
         assert_eq!(
             mutant_summary(&outcomes),
-            "8 mutant(s): 0 caught, 8 missed, 0 failed, 0 skipped"
+            "9 mutant(s): 0 caught, 9 missed, 0 failed, 0 skipped"
         );
 
         // A kernel fault is a catch; its sentence is shown under the table.

@@ -2,7 +2,8 @@
 //! the lent-GPU method asks (CUDA events, warm-up, median of many, rotated inputs, correct before timed).
 //!
 //! For each shape `(m, n, K)`:
-//! 1. The seeded parity inputs (`digest_case_inputs`, the same weights and activations `mmqgen parity` uses) are
+//! 1. The seeded inputs (`digest_case_inputs`: `mmqgen parity`'s weights and activations, without the rounding ties
+//!    parity plants) are
 //!    registered once per variant with [`RegisteredWeights::register_for`] (so a new engine's planes come
 //!    along), and every variant runs once through [`LoadedVariant::matmul`] on a poisoned output; a seeded
 //!    sample of outputs ([`sample_indices`], at least 1024 plus the first and last token and row) is compared
