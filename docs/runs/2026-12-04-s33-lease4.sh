@@ -1,0 +1,48 @@
+#!/bin/bash
+# Session 33, lease 4. B: main (7db5189) plus log 76 as changed after lease 3 (lease 1's quantizer, a warp an item; per token tile and span a count, two sets that calls take in turn, each call zeroing the next's; every matmul thread reads its next count at the window start and checks it at the window end; blocks past the first wave wait with griddepcontrol.wait) (quantizer = overlapped: a persistent quantizer, one block an
+# SM beside the matmul's, span-major, marking each (span, token) it finishes; the matmul copies each window's tokens
+# once they are marked instead of waiting for the whole quantizer; the quantizer's body shared by both forms).
+# Parity of the new variant (docs/runs/2026-12-04-s33-overlap.toml) and of a pick of every quantizer path (the body
+# moved into functions), ragged and 4096x512x4096, both layouts; the GGUF tensor; memcheck and racecheck; two bench
+# rounds of 128 x 64 with and without the overlap; the nine prefill shapes with cuBLAS beside and llama.cpp alone.
+source scripts/lease.sh
+export LEASE_CHANGE="+log76"
+peer_build
+V="--variants docs/runs/2026-12-04-s33-overlap.toml"
+PICKS="i12_128x64_oq wgmma_i12_128x64"
+P="4096,512,4096 4096,512,14336 14336,512,4096 4096,2048,4096 4096,2048,14336 14336,2048,4096 4096,4096,4096 4096,4096,14336 14336,4096,4096"
+{
+step "parity (B): the overlapped quantizer and a pick of every quantizer path, ragged, both layouts"
+timeout 200 $B parity --timeout 30 $V $(repeat_flag variant $PICKS) --shape 333,9,4352 --shape 1000,77,2816 --shape 129,300,2816 --json $OUT/parity.jsonl 2>&1 | grep -v "^\[" | grep -v " pass$" | tail -4; echo "exit ${PIPESTATUS[0]}"
+timeout 60 $B parity --timeout 30 $V --variant i12_128x64_oq --shape 4096,512,4096 --shape 14336,512,4096 --json $OUT/parity-large.jsonl 2>&1 | tail -1; echo "exit ${PIPESTATUS[0]}"
+step "parity (B): the GGUF tensor"
+timeout 40 $B parity --timeout 30 $V --variant i12_128x64_oq --gguf formats/tests/fixtures/small_q6k.gguf --tensor blk.0.ffn_down.weight --tokens 77 2>&1 | tail -1; echo "exit ${PIPESTATUS[0]}"
+step "memcheck, racecheck (B)"
+timeout 60 compute-sanitizer --tool memcheck --print-limit 2 $B parity --timeout 30 $V --variant i12_128x64_oq --shape 333,9,4352 --shape 129,300,2816 2>&1 | grep -v "^\[" | tail -1; echo "exit ${PIPESTATUS[0]}"
+timeout 60 compute-sanitizer --tool racecheck --print-limit 2 $B parity --timeout 30 $V --variant i12_128x64_oq --shape 333,9,4352 --layout padded 2>&1 | grep -v "^\[" | tail -2; echo "exit ${PIPESTATUS[0]}"
+step "peer build"
+peer_wait
+for round in 1 2; do
+  step "round $round: 128 x 64 with and without the overlap"
+  timeout 60 $B bench $V --variant wgmma_i12_128x64 --variant i12_128x64_oq $(repeat_flag shape 4096,512,4096 4096,512,14336 14336,512,4096 4096,2048,4096 4096,256,4096) --no-cublas --json $OUT/ab-$round.jsonl > /dev/null 2>&1; echo "bench exit $?"
+done
+step "bench (B): the nine prefill shapes, cuBLAS beside"
+timeout 150 $B bench $V --variant wgmma_i12_128x64 --variant i12_128x64_oq --variant wgmma_i12_128x96_tail $(repeat_flag shape $P) --json $OUT/bench.jsonl > $OUT/bench.md 2>&1; echo "exit $?"
+grep "^| [0-9]" $OUT/bench.md | grep -v "f16" | cut -d'|' -f2-5,12
+step "peer alone"
+timeout 150 bash .device/peer/llamacpp-perf.sh $P > $OUT/llamacpp.txt 2>&1; echo "peer exit $?"
+step end
+} > $OUT/checks.txt 2>&1
+cat $OUT/checks.txt
+tail -11 $OUT/llamacpp.txt
+python3 - "$OUT" <<'PY'
+import json, sys, glob
+rows = {}
+for f in sorted(glob.glob(sys.argv[1] + "/ab-*.jsonl")):
+    for line in open(f):
+        r = json.loads(line)
+        if r.get("median_us") is None or r.get("kind") not in (None, "variant", "mmq"): continue
+        rows.setdefault((r["m"], r["n"], r["k"], r["variant"]), []).append(round(r["median_us"], 1))
+for key, v in sorted(rows.items()): print(*key, v)
+PY
+(cd $OUT && tar czf all.tgz --exclude all.tgz --exclude checks.txt . ; find . -type f ! -name all.tgz ! -name checks.txt -delete)
