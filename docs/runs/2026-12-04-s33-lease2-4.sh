@@ -1,10 +1,13 @@
 #!/bin/bash
-# Session 33, lease 4. B: main (7db5189) plus log 76 as changed after lease 3 (lease 1's quantizer, a warp an item; per token tile and span a count, two sets that calls take in turn, each call zeroing the next's; every matmul thread reads its next count at the window start and checks it at the window end; blocks past the first wave wait with griddepcontrol.wait) (quantizer = overlapped: a persistent quantizer, one block an
-# SM beside the matmul's, span-major, marking each (span, token) it finishes; the matmul copies each window's tokens
-# once they are marked instead of waiting for the whole quantizer; the quantizer's body shared by both forms).
-# Parity of the new variant (docs/runs/2026-12-04-s33-overlap.toml) and of a pick of every quantizer path (the body
-# moved into functions), ragged and 4096x512x4096, both layouts; the GGUF tensor; memcheck and racecheck; two bench
-# rounds of 128 x 64 with and without the overlap; the nine prefill shapes with cuBLAS beside and llama.cpp alone.
+# Session 33, leases 2, 3 and 4 (the same script; each lease's binary was main (7db5189) plus log 76 in one form,
+# docs/PERF.md session 33): lease 2, one mark an item of a span and a tile's tokens, written by a block, every matmul
+# thread waiting at its window end; lease 3, per token tile and span one 64-bit count (the epoch in its high word)
+# and blocks past the first wave waiting with griddepcontrol.wait; lease 4, lease 1's quantizer (a warp a token)
+# counting by red.add into two sets of counts that calls take in turn, each matmul thread reading its next count a
+# window ahead (docs/runs/2026-12-04-s33-log76.patch). Parity of the new variant (docs/runs/2026-12-04-s33-overlap.toml)
+# and 128 x 64, ragged, 4096x512x4096 and 14336x512x4096, both layouts; the GGUF tensor; memcheck and racecheck; two
+# bench rounds of 128 x 64 with and without the overlap; the nine prefill shapes with cuBLAS beside and llama.cpp
+# alone.
 source scripts/lease.sh
 export LEASE_CHANGE="+log76"
 peer_build
