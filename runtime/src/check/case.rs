@@ -7,8 +7,7 @@ use mmqgen_codegen::NumericsMode;
 use mmqgen_reference::activations::{quantize_activations_for, QuantizedActivations};
 use mmqgen_reference::matmul::{reference_matmul, reference_output};
 use mmqgen_reference::{
-    activations, derive_seed, digest_case_inputs, plant_rounding_ties, ACTIVATION_STREAM,
-    TIES_STREAM,
+    activations, derive_seed, plant_rounding_ties, random_blocks, ACTIVATION_STREAM, TIES_STREAM,
 };
 
 use crate::formats::input::shown;
@@ -153,9 +152,7 @@ impl ParityInputs {
     /// ([`plant_rounding_ties`]), so that every case checks the quantizer where a quotient one ulp off would
     /// change a value.
     pub fn generate(shape: Shape, seed: u64, mode: NumericsMode) -> ParityInputs {
-        let Shape { m, n, k } = shape;
-        let (raw, _) = digest_case_inputs(m, n, k, seed);
-        ParityInputs::with_weights(raw, shape, seed, mode)
+        ParityInputs::with_weights(random_blocks(shape.m, shape.k, seed), shape, seed, mode)
     }
 
     /// Inputs with the given weights (`shape.m` rows of `shape.k / 256` q6_K blocks, e.g. a GGUF tensor's) and
