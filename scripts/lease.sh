@@ -48,3 +48,19 @@ peer_wait() {
     wait "$PEER"
     tail -1 "$OUT/peer-build.txt"
 }
+# The nine prefill shapes of ANCHORS.md section 4 (m,n,k), what issue 11's targets are measured at.
+NINE_PREFILL="4096,512,4096 4096,512,14336 14336,512,4096 4096,2048,4096 4096,2048,14336 14336,2048,4096 4096,4096,4096 4096,4096,14336 14336,4096,4096"
+# bench_nine_beside_llama BINARY BENCH_ARGS...: one bench of BENCH_ARGS (variants, --variants files) at the nine
+# shapes with cuBLAS beside, into $OUT/bench.{jsonl,md} (its rows printed), then llama.cpp's perf script alone on
+# the GPU at the same shapes into $OUT/llamacpp.txt: the same lease, as the targets ask. After peer_wait.
+bench_nine_beside_llama() {
+    local binary=$1
+    shift
+    step "bench ($(basename "$binary")): the nine prefill shapes, cuBLAS beside"
+    timeout 150 "$binary" bench "$@" $(repeat_flag shape $NINE_PREFILL) --json "$OUT/bench.jsonl" > "$OUT/bench.md" 2>&1
+    echo "exit $?"
+    grep "^| [0-9]" "$OUT/bench.md" | grep -v "f16" | cut -d'|' -f2-5,12
+    step "peer alone"
+    timeout 150 bash .device/peer/llamacpp-perf.sh $NINE_PREFILL > "$OUT/llamacpp.txt" 2>&1
+    echo "peer exit $?"
+}
