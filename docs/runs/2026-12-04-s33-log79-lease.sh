@@ -24,7 +24,4 @@ ab_rounds 40 old=$B new=$X -- --variant wgmma_i12_128x64 $(repeat_flag shape 409
 bench_nine_beside_llama $X --variant wgmma_i12_128x64 --variant wgmma_i12_128x96_tail
 step end
 } > $OUT/checks.txt 2>&1
-cat $OUT/checks.txt
-tail -11 $OUT/llamacpp.txt
-python3 scripts/ab_summary.py $OUT
-(cd $OUT && tar czf all.tgz --exclude all.tgz --exclude checks.txt . ; find . -type f ! -name all.tgz ! -name checks.txt -delete)
+finish_lease
