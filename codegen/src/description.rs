@@ -121,6 +121,17 @@ pub enum Quantizer {
     Fused,
 }
 
+/// Which warps issue the copies that refill a stage (`refill = tma`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Producer {
+    /// The tile's own: the last warp done reading a stage (a shared counter) issues its refill.
+    None,
+    /// A producer warpgroup after the tile's warps: its first thread waits on each stage's `stage_free`
+    /// mbarrier, on which every tile warp arrives when done with the stage, and issues the refill; the tile's
+    /// warps never count readers or issue copies, and take the warpgroup's registers (setmaxnreg).
+    Warpgroup,
+}
+
 /// Which items a warp of the ring engine (`stream_ring`) takes from a stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RingLanes {
@@ -230,6 +241,10 @@ pub struct VariantDescription {
     /// its A registers one chunk ahead of its wgmmas; 4 or 8 = that many more warps fold every row of the tile into
     /// a ring of h and l fragments in shared memory, and the tile's warps load them and only issue the wgmmas.
     pub fold_warps: u32,
+    /// Which warps refill the stages (`wgmma_k32_regfold` under `int12_per256`, `refill = tma`): `none` = the
+    /// tile's last warp out of a stage; `warpgroup` = four more warps whose first thread does, so that the tile's
+    /// warps only arrive on an mbarrier at a window's end ([`Producer`]).
+    pub producer: Producer,
     /// How many parts along K the last wave's tiles may take (`wgmma_k32_regfold`, `refill = tma`): 1 = none; 2 to
     /// 4 = where a call's tiles leave the GPU's last wave part-full, the launcher gives each of those tiles up to
     /// that many blocks with whole segments each, and the last of them to finish adds the tile's segment sums in K
@@ -345,6 +360,16 @@ impl Quantizer {
         match self {
             Quantizer::Separate => "separate",
             Quantizer::Fused => "fused",
+        }
+    }
+}
+
+impl Producer {
+    pub const ALL: [Producer; 2] = [Producer::None, Producer::Warpgroup];
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            Producer::None => "none",
+            Producer::Warpgroup => "warpgroup",
         }
     }
 }
@@ -562,6 +587,7 @@ impl VariantDescription {
         cluster_rows: 1,
         cluster_tokens: 1,
         fold_warps: 0,
+        producer: Producer::None,
         tail_parts: 1,
         archs: ArchSet::EMPTY.with(Arch::Sm90),
         allow_spills: false,
@@ -572,11 +598,26 @@ impl VariantDescription {
         self.cluster_rows.saturating_mul(self.cluster_tokens)
     }
 
-    /// Threads of a block: the warps of the tile, and the fold warps beside them.
+    /// Threads of a block: the warps of the tile, the fold warps beside them and a producer warpgroup after
+    /// them all.
     pub fn threads(&self) -> u32 {
+        self.main_loop_threads()
+            .saturating_add(self.producer_threads())
+    }
+
+    /// Threads that run the main loop: the tile's warps and the fold warps (every thread but a producer's).
+    pub fn main_loop_threads(&self) -> u32 {
         // Saturating: the validator sees absurd descriptions before it refuses them.
         self.tile_threads()
             .saturating_add(32u32.saturating_mul(self.fold_warps))
+    }
+
+    /// Threads of the producer warpgroup (`producer = warpgroup`), else 0.
+    pub fn producer_threads(&self) -> u32 {
+        match self.producer {
+            Producer::None => 0,
+            Producer::Warpgroup => 128,
+        }
     }
 
     /// Threads of the warps that hold the tile's outputs (all of a block's but its fold warps).
@@ -626,6 +667,7 @@ field_enums!(
     Segment,
     Refill,
     Quantizer,
+    Producer,
     RingLanes,
     CpAsync,
     Arch
@@ -665,6 +707,7 @@ keyword_enums!(
     Segment,
     Refill,
     Quantizer,
+    Producer,
     RingLanes,
     Arch
 );

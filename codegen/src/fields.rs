@@ -357,7 +357,7 @@ macro_rules! cp_async_field {
 }
 
 /// The number of fields a description has.
-pub const FIELD_COUNT: usize = 30;
+pub const FIELD_COUNT: usize = 31;
 
 /// Every field of a description, in canonical order (the order of the header and of the expansion).
 pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
@@ -396,6 +396,7 @@ pub const FIELD_TABLE: [Field; FIELD_COUNT] = [
     count_field!(cluster_rows, "cr", HeaderLine::WithNext),
     count_field!(cluster_tokens, "ct", HeaderLine::WithPrevious),
     count_field!(fold_warps, "fw"),
+    keyword_field!(producer: Producer, "p"),
     count_field!(tail_parts, "tp"),
     field!(
         archs,
@@ -565,6 +566,7 @@ mod tests {
             cluster_rows: 2,
             cluster_tokens: 2,
             fold_warps: 4,
+            producer: Producer::Warpgroup,
             tail_parts: 2,
             archs: ArchSet::EMPTY.with(Arch::Sm80).with(Arch::Sm90),
             allow_spills: true,
@@ -636,6 +638,7 @@ mod tests {
                 "warps_k              = 1",
                 "cluster_rows x cluster_tokens = 1 x 1",
                 "fold_warps           = 0",
+                "producer             = none",
                 "tail_parts           = 1",
             ]
         );

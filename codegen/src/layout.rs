@@ -2,7 +2,7 @@
 //! and the renderer (the offsets in the generated code) call, so the two can never disagree.
 
 use crate::description::{
-    Engine, NumericsMode, Refill, RingLanes, Segment, Totals, VariantDescription,
+    Engine, NumericsMode, Producer, Refill, RingLanes, Segment, Totals, VariantDescription,
     SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 
@@ -35,7 +35,8 @@ pub struct SharedLayout {
     /// One f32 per output of the block tile after the totals (`segment = shared`), else 0.
     pub segment_bytes: u32,
     /// After the totals and segments, with `refill = tma`: per stage an mbarrier (8 bytes) its copies land on, then per stage
-    /// a count of the warps done reading it (4 bytes), 16-byte rounded; else 0.
+    /// a count of the warps done reading it (4 bytes) or, with a producer warpgroup, the mbarrier the warps free it on
+    /// (8 bytes), 16-byte rounded; else 0.
     pub stage_barrier_bytes: u32,
     /// Regions each window's tokens are written into during the window before it, after the stages and the
     /// totals (engine `wgmma_f16_regfold`: the tokens in f16, the activation scales chunk-major), in
@@ -253,6 +254,8 @@ pub fn shared_layout(desc: &VariantDescription) -> SharedLayout {
     let stage_barrier_bytes = match desc.refill {
         // Each stage's mbarrier and reader count, and in a cluster the mbarrier its blocks release it on.
         Refill::Tma if desc.cluster_blocks() > 1 => round16(20u32.saturating_mul(desc.stages)),
+        // Each stage's mbarrier, and the one the tile's warps free it on for the producer warpgroup.
+        Refill::Tma if desc.producer == Producer::Warpgroup => 16u32.saturating_mul(desc.stages),
         Refill::Tma => round16(12u32.saturating_mul(desc.stages)),
         Refill::Burst | Refill::Spread => 0,
     };

@@ -2,7 +2,7 @@
 //! order, CUTLASS-style, so that the name alone tells a reviewer the whole configuration. The declared name
 //! and the architecture list are left out: neither changes the source.
 
-use crate::description::{Engine, Quantizer, RingLanes, Segment, VariantDescription};
+use crate::description::{Engine, Producer, Quantizer, RingLanes, Segment, VariantDescription};
 
 /// `q6k_<engine>_<mode>_<nbj>x<tile_n>_w<warps_m>x<warps_n>_kdr<k>_ks<ksplit>_<fetch>_<expand>_cpa<a>_cpp<p>_s<stages>`,
 /// then `_acc<sets>` for the prefolded and wgmma engines, the only ones with a choice of accumulator sets, and for
@@ -72,6 +72,11 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
     } else {
         String::new()
     };
+    // Only the int12 tiles may have a producer warpgroup; the tile's own refills are not named.
+    let producer = match desc.producer {
+        Producer::None => "",
+        Producer::Warpgroup => "_pwg",
+    };
     // Only a tile whose rows a fold warpgroup folds names its fold warps; lanes folding their own rows are not named.
     let fold_warps = if desc.fold_warps > 0 {
         format!("_fw{}", desc.fold_warps)
@@ -85,7 +90,7 @@ pub fn canonical_name(desc: &VariantDescription) -> String {
         String::new()
     };
     format!(
-        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{segment}{quantizer}{unroll}{token_unroll}{ring_lanes}{warps_k}{occupancy}{cluster}{fold_warps}{tail_parts}",
+        "q6k_{}_{}_{}x{}_w{}x{}_kdr{}_ks{}_{}_{}_cpa{}_cpp{}_s{}{accumulators}{totals}{segment}{quantizer}{unroll}{token_unroll}{ring_lanes}{warps_k}{occupancy}{cluster}{fold_warps}{producer}{tail_parts}",
         desc.engine,
         desc.mode,
         desc.nbj,

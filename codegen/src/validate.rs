@@ -571,6 +571,44 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     );
     check(
         &mut errors,
+        desc.producer == Producer::None
+            || (desc.engine == Engine::WgmmaK32Regfold
+                && desc.mode == NumericsMode::Int12Per256
+                && desc.refill == Refill::Tma
+                && desc.ksplit == 1
+                && desc.tail_parts == 1
+                && desc.warps_m.saturating_mul(desc.warps_n) == 8
+                && desc.warps_k == 1
+                && desc.cluster_blocks() == 1
+                && desc.fold_warps == 0
+                && desc.quantizer == Quantizer::Separate
+                && desc.blocks_per_sm == 1),
+        "producer",
+        format!(
+            "producer = warpgroup adds four warps that refill the stages while the tile's two warpgroups take \
+             their registers (setmaxnreg): it needs engine wgmma_k32_regfold, mode int12_per256, refill = tma, \
+             ksplit = 1, tail_parts = 1, warps_m x warps_n = 8 with warps_k = 1, no cluster, no fold warps, \
+             quantizer = separate and blocks_per_sm = 1; got producer = {} with engine {}, mode {}, refill = {}, \
+             ksplit = {}, tail_parts = {}, warps_m x warps_n x warps_k = {} x {} x {}, cluster {} x {}, \
+             fold_warps = {}, quantizer = {}, blocks_per_sm = {}",
+            desc.producer,
+            desc.engine,
+            desc.mode,
+            desc.refill,
+            desc.ksplit,
+            desc.tail_parts,
+            desc.warps_m,
+            desc.warps_n,
+            desc.warps_k,
+            desc.cluster_rows,
+            desc.cluster_tokens,
+            desc.fold_warps,
+            desc.quantizer,
+            desc.blocks_per_sm
+        ),
+    );
+    check(
+        &mut errors,
         (1..=MAX_TAIL_PARTS).contains(&desc.tail_parts)
             && (desc.tail_parts == 1
                 || (desc.engine == Engine::WgmmaK32Regfold

@@ -537,6 +537,7 @@ mod tests {
                 cluster_rows: 1u32,
                 cluster_tokens: 1u32,
                 fold_warps: 0u32,
+                producer: ::mmqgen::codegen::Producer::None,
                 tail_parts: 1u32,
                 archs: ::mmqgen::codegen::ArchSet(3u8),
                 allow_spills: false,

@@ -453,10 +453,10 @@ fn the_embedded_default_is_complete_and_valid() {
             "ring_mma_32x8_k4",
             "widen_64x32_ks4",
             "regfold_64x64_ks4",
-            "wgmma_i12_128x64",
+            "wgmma_i12_128x64_producer",
             "wgmma_i12_128x96",
-            "wgmma_i12_128x64",
-            "wgmma_i12_128x64",
+            "wgmma_i12_128x64_producer",
+            "wgmma_i12_128x64_producer",
             "wgmma_i12_128x96_tail",
             "wgmma_i12_128x96_tail",
             "wgmma_i12_128x96_tail",
@@ -471,12 +471,17 @@ fn the_embedded_default_is_complete_and_valid() {
     let pick_8192 = |n| chosen(&config, Layout::Padded, 8192, n, 4096);
     assert_eq!(
         [pick_8192(96), pick_8192(160), pick_8192(224)],
-        ["wgmma_i12_128x64", "wgmma_i12_128x96", "wgmma_i12_128x64"]
+        [
+            "wgmma_i12_128x64_producer",
+            "wgmma_i12_128x96",
+            "wgmma_i12_128x64_producer"
+        ]
     );
     // At m = 14336, the register fold fed by the copy engine (docs/PERF.md logs 31-36): 64 x 64 tiles with two
     // blocks an SM at 33..80 tokens; the int12 engine from 81 (sessions 25-28): 128 x 96 at 81..96, 128 x 64 at
     // 97..128, 128 x 96 from 129 to 384; 128 x 64 at 385..512 (session 30; the fold tile took 449..512 in session
-    // 29), 128 x 96 with its last wave split along K after (session 31), 2048 tokens included.
+    // 29), 128 x 96 with its last wave split along K after (session 31), 2048 tokens included. 128 x 64 with a
+    // producer warpgroup wherever 128 x 64 was (session 34).
     let pick_tall = |n| chosen(&config, Layout::Padded, 14336, n, 4096);
     assert_eq!(
         [
@@ -496,14 +501,14 @@ fn the_embedded_default_is_complete_and_valid() {
         [
             "tma_64x64_b2",
             "wgmma_i12_128x96",
-            "wgmma_i12_128x64",
+            "wgmma_i12_128x64_producer",
             "wgmma_i12_128x96",
             "wgmma_i12_128x96",
             "wgmma_i12_128x96",
-            "wgmma_i12_128x64",
-            "wgmma_i12_128x64",
-            "wgmma_i12_128x64",
-            "wgmma_i12_128x64",
+            "wgmma_i12_128x64_producer",
+            "wgmma_i12_128x64_producer",
+            "wgmma_i12_128x64_producer",
+            "wgmma_i12_128x64_producer",
             "wgmma_i12_128x96_tail",
             "wgmma_i12_128x96_tail"
         ]

@@ -126,6 +126,10 @@ fn field_changes() -> Vec<(&'static str, Vec<(&'static str, FieldValue)>)> {
             on_int12_engine(&[("cluster_tokens", Int(2))]),
         ),
         ("fold_warps", on_int12_engine(&[("fold_warps", Int(4))])),
+        (
+            "producer",
+            on_int12_engine(&[("producer", word("warpgroup"))]),
+        ),
         ("tail_parts", on_int12_engine(&[("tail_parts", Int(2))])),
     ]
 }

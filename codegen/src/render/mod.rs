@@ -192,6 +192,8 @@ struct RenderContext {
     stream_ring: bool,
     /// The matmul quantizes its own activations from `x` (`quantizer = fused`).
     fused_quantizer: bool,
+    /// A producer warpgroup issues the stages' copies (`producer = warpgroup`).
+    producer_warpgroup: bool,
     /// The ring engine's per-token, per-super-block activation record: its bytes, and where its `da` and
     /// offsets start ([`RING_RECORD_BYTES`]).
     ring_record_bytes: u32,
@@ -266,8 +268,9 @@ struct RenderContext {
     tail_parts: u32,
     /// The fold warpgroup's ring ([`crate::layout::FoldRing`]), with fold warps.
     fold_ring: Option<FoldRing>,
-    /// Registers a fold thread and a tile thread keep after `setmaxnreg` ([`fold_registers`]).
-    fold_registers: u32,
+    /// Registers a thread of the fold warps or the producer warpgroup, and a tile thread, keep after `setmaxnreg`
+    /// ([`helper_registers`]).
+    helper_registers: u32,
     tile_registers: u32,
     /// The step between one thread's outputs in shared totals and segments: the threads that hold outputs.
     output_stride: &'static str,
@@ -502,7 +505,7 @@ fn render_context(
         desc.tile_n * desc.kdr * 32 * desc.mode.activation_planes() / activation_piece;
     let weight_pieces = 2 * desc.nbj * desc.kdr * 32 / weight_piece;
     let rows_at_once = stream_rows_at_once(desc.tile_n);
-    let (fold_registers, tile_registers) = fold_registers(desc);
+    let (helper_registers, tile_registers) = helper_registers(desc);
     // Shared totals and segments step by the threads that hold outputs.
     let output_stride = if desc.fold_warps > 0 {
         "TILE_THREADS"
@@ -521,6 +524,7 @@ fn render_context(
         stream: desc.engine == Engine::StreamDp4a,
         stream_ring: desc.engine == Engine::StreamRing,
         fused_quantizer: desc.quantizer == Quantizer::Fused,
+        producer_warpgroup: desc.producer == Producer::Warpgroup,
         ring_record_bytes: RING_RECORD_BYTES,
         ring_record_scales: RING_RECORD_SCALES,
         ring_record_offsets: RING_RECORD_OFFSETS,
@@ -555,12 +559,12 @@ fn render_context(
         quantize_kernel: desc.mode.quantizer_kernel(),
         activation_limit: desc.mode.activation_limit(),
         activation_planes: desc.mode.activation_planes(),
-        threads: desc.threads(),
+        threads: desc.main_loop_threads(),
         tile_threads: desc.tile_threads(),
         fold_warps: desc.fold_warps,
         tail_parts: desc.tail_parts,
         fold_ring: layout.fold_ring.clone(),
-        fold_registers,
+        helper_registers,
         tile_registers,
         nbj: desc.nbj,
         tile_n: desc.tile_n,
@@ -615,30 +619,39 @@ fn render_context(
         activation_piece,
         weight_piece,
         activation_scale_piece,
-        activation_pieces_fill_threads: activation_pieces.is_multiple_of(desc.threads()),
-        weight_pieces_fill_threads: weight_pieces.is_multiple_of(desc.threads()),
+        activation_pieces_fill_threads: activation_pieces.is_multiple_of(desc.main_loop_threads()),
+        weight_pieces_fill_threads: weight_pieces.is_multiple_of(desc.main_loop_threads()),
         activation_scale_piece_floats: activation_scale_piece / 4,
     }
 }
 
-/// Registers a thread of the fold warps and of the tile's warps keep after `setmaxnreg` (`fold_warps > 0`; else
-/// zeros). A block starts with 64K / threads each (its launch bounds name one block an SM), rounded down to 8; the
-/// fold warps keep what a fold of their rows needs (16 registers of words a fragment group, and their temporaries)
-/// and give the rest to the tile's warps, whose sums it holds. Both are multiples of 8 in 24..=256, and the two
-/// sides together never ask for more than the block started with.
-fn fold_registers(desc: &VariantDescription) -> (u32, u32) {
-    if desc.fold_warps == 0 {
+/// Registers a thread of the helper warps (the fold warps, or the producer warpgroup) and of the tile's warps keep
+/// after `setmaxnreg` (zeros without helpers). A block starts with 64K / threads each (its launch bounds name one
+/// block an SM), rounded down to 8; the helpers keep what their work needs (a fold warp 16 registers of words a
+/// fragment group and its temporaries; a producer thread [`PRODUCER_REGISTERS`]) and give the rest to the tile's
+/// warps, whose sums it holds. Both are multiples of 8 in 24..=256, and the two sides together never ask for more
+/// than the block started with.
+fn helper_registers(desc: &VariantDescription) -> (u32, u32) {
+    let helper = if let Some(rows_per_fold_warp) = desc.nbj.checked_div(desc.fold_warps) {
+        let fold_groups = rows_per_fold_warp / 16;
+        (48 + 24 * fold_groups).div_ceil(8) * 8
+    } else if desc.producer == Producer::Warpgroup {
+        PRODUCER_REGISTERS
+    } else {
         return (0, 0);
-    }
+    };
     let threads = desc.threads().max(1);
     let at_entry = (65536 / threads / 8 * 8).min(256);
-    let fold_groups = desc.nbj / desc.fold_warps.max(1) / 16;
-    let fold = (48 + 24 * fold_groups).div_ceil(8) * 8;
-    let fold_threads = threads - desc.tile_threads();
-    let tile =
-        ((at_entry * threads - fold * fold_threads) / desc.tile_threads().max(1) / 8 * 8).min(256);
-    (fold, tile)
+    let helper_threads = threads - desc.tile_threads();
+    let tile = ((at_entry * threads - helper * helper_threads) / desc.tile_threads().max(1) / 8
+        * 8)
+    .min(256);
+    (helper, tile)
 }
+
+/// Registers a producer thread keeps: its one issuing thread only waits on mbarriers and issues tensor copies
+/// (docs/PERF.md log 79 compiled it at 40 without a spill).
+const PRODUCER_REGISTERS: u32 = 40;
 
 /// Renders a description into its CUDA module. Refuses invalid descriptions with the validator's sentences.
 pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError> {

@@ -44,7 +44,7 @@ pub struct Mutant {
 pub const MUTANT_SHAPE: Shape = Shape::new(1000, 77, 2816);
 
 /// Every mutant the suite ships, in a stable order.
-pub const MUTANTS: [Mutant; 9] = [
+pub const MUTANTS: [Mutant; 10] = [
     Mutant {
         name: "swapped_fma_order",
         base_variant: "r41",
@@ -125,6 +125,16 @@ pub const MUTANTS: [Mutant; 9] = [
                so each pair stages its second chunk's planes where its first's belong and zeros after them.",
         find: "tensor_copy_3d(stage + SMEM_ACTIVATIONS_OFFSET, &maps.tokens, 0, token0,",
         replace: "tensor_copy_3d(stage + SMEM_ACTIVATIONS_OFFSET, &maps.tokens, 32, token0,",
+        shape: MUTANT_SHAPE,
+        layout: Layout::Padded,
+    },
+    Mutant {
+        name: "producer_window_behind",
+        base_variant: "wgmma_i12_128x64_producer",
+        what: "The producer warpgroup refills a freed stage with the window before the one due there (window - 1), \
+               so every stage after the first two holds the weights and tokens of the window it already ran.",
+        find: "tma_load_stage<Layout>(*maps, shared + slot * STAGE_BYTES, stage_landed + slot, window, row0,",
+        replace: "tma_load_stage<Layout>(*maps, shared + slot * STAGE_BYTES, stage_landed + slot, window - 1, row0,",
         shape: MUTANT_SHAPE,
         layout: Layout::Padded,
     },
@@ -402,7 +412,8 @@ mod tests {
             find("reversed").unwrap_err().to_string(),
             "no mutant named 'reversed': the mutants are swapped_fma_order, transposed_mma_fragment, \
              wrong_narrow_byte_offset, off_by_one_token_edge, prefolded_low_pass_skipped, \
-             tma_weight_box_raw_stride, int12_cross_weight, int12_token_box_column, quotient_uncorrected"
+             tma_weight_box_raw_stride, int12_cross_weight, int12_token_box_column, producer_window_behind, \
+             quotient_uncorrected"
         );
     }
 

@@ -1545,7 +1545,7 @@ mod tests {
         let table = render_mutant_table(&outcomes);
         let t: Vec<&str> = table.lines().collect();
         assert!(
-            t[0].starts_with("mutant                      base variant      case"),
+            t[0].starts_with("mutant                      base variant               case"),
             "{table}"
         );
         assert!(
@@ -1557,12 +1557,12 @@ mod tests {
             "{table}"
         );
         assert!(
-            t[5].contains("dp4a_int_per32    raw 1000,77,2816"),
+            t[5].contains("dp4a_int_per32             raw 1000,77,2816"),
             "{table}"
         );
         assert_eq!(
             mutant_summary(&outcomes),
-            "9 mutant(s): 9 caught, 0 missed, 0 failed, 0 skipped"
+            "10 mutant(s): 10 caught, 0 missed, 0 failed, 0 skipped"
         );
 
         // The mutated kernel passes: missed.
@@ -1573,7 +1573,7 @@ mod tests {
         assert!(outcomes.iter().all(|o| o.verdict.is_bad()));
         assert_eq!(
             mutant_summary(&outcomes),
-            "9 mutant(s): 0 caught, 9 missed, 0 failed, 0 skipped"
+            "10 mutant(s): 0 caught, 10 missed, 0 failed, 0 skipped"
         );
 
         // A kernel fault is a catch; its sentence is shown under the table.
