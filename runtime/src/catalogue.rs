@@ -321,12 +321,14 @@ pub const WGMMA_REGFOLD_128X64: VariantDescription = variant! {
 /// two weight planes, four wgmmas a chunk summing the whole super-block, no per-chunk epilogue; two warpgroups of
 /// 64 rows x 64 tokens, each window brought by the copy engine (its tokens one box of chunk pairs, 128-byte
 /// swizzled: logs 53, 55), each lane's q6_K words read once a half super-block (log 49). Bit-exact, 35x the per-32
-/// mode's activation accuracy: the default on padded weights at 129-256 tokens below m = 8192 (97-256 from K =
+/// mode's activation accuracy: until session 34 the default on padded weights at 129-256 tokens below m = 8192 (97-256 from K =
 /// 14336), from m = 8192 at 97-128 (81-128 below m = 14336) and at m = 8192 at 193-256, at 385-512, and at
 /// 2017-2048 below m = 8192 (76.3 µs at 4096x512x4096, 1.67x llama.cpp and 0.35x cuBLAS bf16; 286 at
 /// 4096x2048x4096; session 30, its warp index read through a shuffle so that its wgmma descriptors stay in uniform
 /// registers, log 69; 43.2 against 48.4 for `tma_64x96_w2` at 4096x192x4096, 80.3 against 90.0 for `tma_128x128` at
-/// 14336x128x4096, session 28: PERF.md). `wgmma_i12_64x128_fold` took 449-512 from it in session 29.
+/// 14336x128x4096, session 28: PERF.md). `wgmma_i12_64x128_fold` took 449-512 from it in session 29. Since session 34
+/// its producer form, `wgmma_i12_128x64_producer`, takes every range it had; it stays declared and proven, the
+/// baseline the producer is measured against.
 pub const WGMMA_I12_128X64: VariantDescription = variant! {
     name: "wgmma_i12_128x64", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,

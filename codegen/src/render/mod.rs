@@ -106,6 +106,7 @@ const TEMPLATES: &[(&str, &str)] = embedded_templates![
     "split_k.cu.tera",
     "tail_parts.cu.tera",
     "main_fold_warpgroup.cu.tera",
+    "producer_warpgroup.cu.tera",
     "store_totals.cu.tera",
 ];
 
