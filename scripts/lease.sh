@@ -64,11 +64,13 @@ bench_nine_beside_llama() {
     timeout 150 bash .device/peer/llamacpp-perf.sh $NINE_PREFILL > "$OUT/llamacpp.txt" 2>&1
     echo "peer exit $?"
 }
-# finish_lease: prints $OUT/checks.txt, llama.cpp's table and the A/B table where the lease made them, then packs
+# finish_lease: prints $OUT/checks.txt, llama.cpp's table, the A/B table and issue 11's target table (the picks
+# against llama.cpp and cuBLAS bf16 of this lease, scripts/targets_table.py) where the lease made them, then packs
 # every output but checks.txt into $OUT/all.tgz (the device returns at most eight files).
 finish_lease() {
     cat "$OUT/checks.txt"
     if [ -f "$OUT/llamacpp.txt" ]; then tail -11 "$OUT/llamacpp.txt"; fi
     if ls "$OUT"/ab-*.jsonl > /dev/null 2>&1; then python3 scripts/ab_summary.py "$OUT"; fi
+    if [ -f "$OUT/llamacpp.txt" ] && [ -f "$OUT/bench.jsonl" ]; then python3 scripts/targets_table.py "$OUT"; fi
     (cd "$OUT" && tar czf all.tgz --exclude all.tgz --exclude checks.txt . ; find . -type f ! -name all.tgz ! -name checks.txt -delete)
 }
