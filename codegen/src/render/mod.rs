@@ -193,8 +193,9 @@ struct RenderContext {
     stream_ring: bool,
     /// The matmul quantizes its own activations from `x` (`quantizer = fused`).
     fused_quantizer: bool,
-    /// A producer warpgroup issues the stages' copies (`producer = warpgroup`).
+    /// A producer warpgroup issues the stages' copies (`producer = warpgroup`), of this many threads.
     producer_warpgroup: bool,
+    producer_threads: u32,
     /// The ring engine's per-token, per-super-block activation record: its bytes, and where its `da` and
     /// offsets start ([`RING_RECORD_BYTES`]).
     ring_record_bytes: u32,
@@ -526,6 +527,7 @@ fn render_context(
         stream_ring: desc.engine == Engine::StreamRing,
         fused_quantizer: desc.quantizer == Quantizer::Fused,
         producer_warpgroup: desc.producer == Producer::Warpgroup,
+        producer_threads: desc.producer_threads(),
         ring_record_bytes: RING_RECORD_BYTES,
         ring_record_scales: RING_RECORD_SCALES,
         ring_record_offsets: RING_RECORD_OFFSETS,
