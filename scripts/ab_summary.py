@@ -56,9 +56,18 @@ def main():
     folder = sys.argv[1]
     base = sys.argv[2] if len(sys.argv) > 2 else "old"
     table = medians(folder)
+    # ab_rounds names its files ab-<tag>-<round>.jsonl; any other ab-*.jsonl (a stray bench output) is left out,
+    # and said so, rather than mistaken for a tag.
+    all_runs = {run for by_run in table.values() for run in by_run}
+    strays = sorted(run for run in all_runs if "-" not in run)
+    if strays:
+        print("left out (not ab-<tag>-<round>.jsonl):", ", ".join(f"ab-{run}.jsonl" for run in strays))
+        for by_run in table.values():
+            for run in strays:
+                by_run.pop(run, None)
     # Round by round, BASE first in each, as ab_rounds ran them.
     runs = sorted(
-        {run for by_run in table.values() for run in by_run},
+        all_runs - set(strays),
         key=lambda r: (r.rsplit("-", 1)[1], r.rsplit("-", 1)[0] != base, r),
     )
     tags = sorted({run.rsplit("-", 1)[0] for run in runs} - {base})
