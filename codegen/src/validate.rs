@@ -576,7 +576,6 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                 && desc.mode == NumericsMode::Int12Per256
                 && desc.refill == Refill::Tma
                 && desc.ksplit == 1
-                && desc.tail_parts == 1
                 && desc.warps_m.saturating_mul(desc.warps_n) == 8
                 && desc.warps_k == 1
                 && desc.cluster_blocks() == 1
@@ -587,16 +586,15 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         format!(
             "producer = warpgroup adds four warps that refill the stages while the tile's two warpgroups take \
              their registers (setmaxnreg): it needs engine wgmma_k32_regfold, mode int12_per256, refill = tma, \
-             ksplit = 1, tail_parts = 1, warps_m x warps_n = 8 with warps_k = 1, no cluster, no fold warps, \
+             ksplit = 1, warps_m x warps_n = 8 with warps_k = 1, no cluster, no fold warps, \
              quantizer = separate and blocks_per_sm = 1; got producer = {} with engine {}, mode {}, refill = {}, \
-             ksplit = {}, tail_parts = {}, warps_m x warps_n x warps_k = {} x {} x {}, cluster {} x {}, \
+             ksplit = {}, warps_m x warps_n x warps_k = {} x {} x {}, cluster {} x {}, \
              fold_warps = {}, quantizer = {}, blocks_per_sm = {}",
             desc.producer,
             desc.engine,
             desc.mode,
             desc.refill,
             desc.ksplit,
-            desc.tail_parts,
             desc.warps_m,
             desc.warps_n,
             desc.warps_k,

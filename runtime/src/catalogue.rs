@@ -337,7 +337,7 @@ pub const WGMMA_I12_128X64: VariantDescription = variant! {
 /// `wgmma_i12_128x64` with a producer warpgroup (docs/PERF.md log 79): four more warps, whose first thread waits on
 /// each stage's `stage_free` mbarrier and issues its refill, so that the tile's warps only arrive on that mbarrier
 /// at a window's end instead of counting themselves out with a shared atomic and issuing the copies themselves;
-/// the producer keeps 40 registers and the tile's warps take 232 (setmaxnreg). The same bits. The default on padded
+/// the producer keeps 24 registers (40 until session 36) and the tile's warps take 240 (setmaxnreg). The same bits. The default on padded
 /// weights wherever 128 x 64 was (4.1-5.0% faster: 71.9 against 74.9 µs at 4096x512x4096, 230 against 240 at
 /// 4096x512x14336, 273 against 287 at 4096x2048x4096, 877 against 924 at 14336x2048x4096; session 34).
 pub const WGMMA_I12_128X64_PRODUCER: VariantDescription = variant! {
@@ -368,6 +368,17 @@ pub const WGMMA_I12_128X96_TAIL: VariantDescription = variant! {
     name: "wgmma_i12_128x96_tail", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 96,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, totals: shared,
     tail_parts: 3, archs: [sm_90],
+};
+/// `wgmma_i12_128x96_tail` with a producer warpgroup (docs/PERF.md log 89): the stages refilled by the producer's
+/// first thread, as in `wgmma_i12_128x64_producer`, which 128 x 96 could take once the producer kept 24 registers
+/// and left the tile's warps 240. It spills two words a window at the super-block end (none in the chunk loop),
+/// hence `allow_spills`. The same bits. The default on padded weights from 513 tokens since session 36 (1.1-1.4%
+/// faster than 128 x 96 split, 1.3-2.8% with this session's two instantiations of the matmul: 269.5 against 273
+/// µs at 4096x2048x4096, 819 against 837 at 14336x2048x4096; PERF.md session 36).
+pub const WGMMA_I12_128X96_TAIL_PRODUCER: VariantDescription = variant! {
+    name: "wgmma_i12_128x96_tail_producer", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128,
+    tile_n: 96, warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,
+    totals: shared, producer: warpgroup, tail_parts: 3, archs: [sm_90], allow_spills: true,
 };
 /// The int12 engine with fold warps (docs/PERF.md logs 60-63): a warpgroup folds every row of each chunk into
 /// fragments in shared memory, four chunks ahead, and the tile's two warpgroups load them and only issue wgmmas,
@@ -584,6 +595,7 @@ pub fn all() -> Vec<VariantDescription> {
         WGMMA_I12_128X64_PRODUCER,
         WGMMA_I12_128X96,
         WGMMA_I12_128X96_TAIL,
+        WGMMA_I12_128X96_TAIL_PRODUCER,
         WGMMA_I12_64X128_FOLD,
         WGMMA_F16_128X64,
         STREAM_T1,

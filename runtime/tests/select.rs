@@ -457,13 +457,13 @@ fn the_embedded_default_is_complete_and_valid() {
             "wgmma_i12_128x96",
             "wgmma_i12_128x64_producer",
             "wgmma_i12_128x64_producer",
-            "wgmma_i12_128x96_tail",
-            "wgmma_i12_128x96_tail",
-            "wgmma_i12_128x96_tail",
-            "wgmma_i12_128x96_tail",
-            "wgmma_i12_128x96_tail",
-            "wgmma_i12_128x96_tail",
-            "wgmma_i12_128x96_tail"
+            "wgmma_i12_128x96_tail_producer",
+            "wgmma_i12_128x96_tail_producer",
+            "wgmma_i12_128x96_tail_producer",
+            "wgmma_i12_128x96_tail_producer",
+            "wgmma_i12_128x96_tail_producer",
+            "wgmma_i12_128x96_tail_producer",
+            "wgmma_i12_128x96_tail_producer"
         ]
     );
     // At m = 8192 the int12 tile is the one whose blocks fill the waves better (session 28): 128 x 64 at 81..128 and
@@ -481,7 +481,7 @@ fn the_embedded_default_is_complete_and_valid() {
     // blocks an SM at 33..80 tokens; the int12 engine from 81 (sessions 25-28): 128 x 96 at 81..96, 128 x 64 at
     // 97..128, 128 x 96 from 129 to 384; 128 x 64 at 385..512 (session 30; the fold tile took 449..512 in session
     // 29), 128 x 96 with its last wave split along K after (session 31), 2048 tokens included. 128 x 64 with a
-    // producer warpgroup wherever 128 x 64 was (session 34).
+    // producer warpgroup wherever 128 x 64 was (session 34), 128 x 96 split with one too (session 36).
     let pick_tall = |n| chosen(&config, Layout::Padded, 14336, n, 4096);
     assert_eq!(
         [
@@ -509,8 +509,8 @@ fn the_embedded_default_is_complete_and_valid() {
             "wgmma_i12_128x64_producer",
             "wgmma_i12_128x64_producer",
             "wgmma_i12_128x64_producer",
-            "wgmma_i12_128x96_tail",
-            "wgmma_i12_128x96_tail"
+            "wgmma_i12_128x96_tail_producer",
+            "wgmma_i12_128x96_tail_producer"
         ]
     );
     // Decode at m = 14336: the shared-memory ring up to 3 tokens (quantizing its own tokens at n = 1-2), the ring

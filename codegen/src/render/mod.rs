@@ -652,9 +652,10 @@ fn helper_registers(desc: &VariantDescription) -> (u32, u32) {
     (helper, tile)
 }
 
-/// Registers a producer thread keeps: its one issuing thread only waits on mbarriers and issues tensor copies
-/// (docs/PERF.md log 79 compiled it at 40 without a spill).
-const PRODUCER_REGISTERS: u32 = 40;
+/// Registers a producer thread keeps: its one issuing thread only waits on mbarriers and issues tensor copies, which
+/// fits the fewest `setmaxnreg` allows, and every register it gives up is the tile's: 240 a tile thread, enough for
+/// 128 x 96 (docs/PERF.md log 89; 40 in log 79 left 232).
+const PRODUCER_REGISTERS: u32 = 24;
 
 /// Renders a description into its CUDA module. Refuses invalid descriptions with the validator's sentences.
 pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError> {
