@@ -373,8 +373,8 @@ pub const WGMMA_I12_128X96_TAIL: VariantDescription = variant! {
 /// first thread, as in `wgmma_i12_128x64_producer`, which 128 x 96 could take once the producer kept 24 registers
 /// and left the tile's warps 240. It spills two words a window at the super-block end (none in the chunk loop),
 /// hence `allow_spills`. The same bits. The default on padded weights from 513 tokens since session 36 (1.1-1.4%
-/// faster than 128 x 96 split, 1.3-2.8% with this session's two instantiations of the matmul: 269.5 against 273
-/// µs at 4096x2048x4096, 819 against 837 at 14336x2048x4096; PERF.md session 36).
+/// faster than 128 x 96 split; with that session's two instantiations of the matmul 1.6-2.9% faster than session
+/// 35's pick: 269.0 against 273.2 µs at 4096x2048x4096, 819.5 against 841.2 at 14336x2048x4096; PERF.md session 36).
 pub const WGMMA_I12_128X96_TAIL_PRODUCER: VariantDescription = variant! {
     name: "wgmma_i12_128x96_tail_producer", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128,
     tile_n: 96, warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,
