@@ -337,9 +337,10 @@ pub const WGMMA_I12_128X64: VariantDescription = variant! {
 /// `wgmma_i12_128x64` with a producer warpgroup (docs/PERF.md log 79): four more warps, whose first thread waits on
 /// each stage's `stage_free` mbarrier and issues its refill, so that the tile's warps only arrive on that mbarrier
 /// at a window's end instead of counting themselves out with a shared atomic and issuing the copies themselves;
-/// the producer keeps 24 registers (40 until session 36) and the tile's warps take 240 (setmaxnreg). The same bits. The default on padded
-/// weights wherever 128 x 64 was (4.1-5.0% faster: 71.9 against 74.9 µs at 4096x512x4096, 230 against 240 at
-/// 4096x512x14336, 273 against 287 at 4096x2048x4096, 877 against 924 at 14336x2048x4096; session 34).
+/// the producer keeps 24 registers (40 until session 36) and the tile's warps take 240 (setmaxnreg). The same
+/// bits. The default on padded weights wherever 128 x 64 was (4.1-5.0% faster: 71.9 against 74.9 µs at
+/// 4096x512x4096, 230 against 240 at 4096x512x14336, 273 against 287 at 4096x2048x4096, 877 against 924 at
+/// 14336x2048x4096; session 34).
 pub const WGMMA_I12_128X64_PRODUCER: VariantDescription = variant! {
     name: "wgmma_i12_128x64_producer", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128,
     tile_n: 64, warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,
