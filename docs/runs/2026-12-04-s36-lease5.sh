@@ -4,7 +4,9 @@
 # there was wgmma_i12_128x96_tail. Parity of the new variant by its declared name (its SASS is lease 4's
 # i12_128x96_pwg_tail's, instruction for instruction), the mutants, two A/B rounds of the two picks (each binary
 # times its own: .device/x_{old,new}.sh add the variant), then the nine prefill shapes with the embedded config's
-# picks beside cuBLAS and llama.cpp's perf script alone, the same lease.
+# picks beside cuBLAS and llama.cpp's perf script alone, the same lease. The wrappers (built beside the binaries, not
+# kept): .device/x_old.sh is `exec .device/mmqgen_old "$@" --variant wgmma_i12_128x96_tail`, .device/x_new.sh
+# `exec .device/mmqgen "$@" --variant wgmma_i12_128x96_tail_producer`.
 source scripts/lease.sh
 gunzip -k .device/mmqgen_old.gz
 peer_build
