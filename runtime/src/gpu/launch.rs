@@ -20,6 +20,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
+use mmqgen_codegen::validate::MAX_TAIL_PARTS;
 use mmqgen_codegen::{
     canonical_name, ring_shared_bytes, shared_layout, Engine, NumericsMode, Quantizer, Refill,
     ScaleFetch, VariantDescription, SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
@@ -409,11 +410,15 @@ impl TailSplit {
         let tiles = Self::tiles(desc, m, n);
         let tail = tiles % resident.max(1);
         // No tail (tiles fill every wave): no split.
+        // At least a segment's super-blocks a part, so that a part that continues a segment has its head long
+        // published when it gets there (docs/KERNELS.md); parts of ceil(superblocks / most), as many as that makes.
+        let superblocks = (k / SUPERBLOCK_K as usize) as u64;
         let split = resident.checked_div(tail).map_or(1, |fit| {
-            (desc.tail_parts.max(1) as u64)
+            let most = (desc.tail_parts.max(1) as u64)
                 .min(fit)
-                .min(segment_count(k) as u64)
-                .max(1)
+                .min(superblocks / SEGMENT_SUPERBLOCKS as u64)
+                .max(1);
+            superblocks.div_ceil(superblocks.div_ceil(most))
         });
         if split == 1 {
             return TailSplit {
@@ -458,16 +463,17 @@ impl TailSplit {
         Self::split_tiles_len(desc, most, max_k)
     }
 
-    /// The arrival counts' slots for `split_tiles` tiles: the first of the workspace, rounded up to 32 (the
-    /// kernel's `split_segment_sums` starts the sums after them).
-    pub fn arrival_slots(split_tiles: usize) -> usize {
-        split_tiles.div_ceil(32) * 32
+    /// The counters' slots for `split_tiles` tiles of a variant of `tail_parts`: the first of the workspace,
+    /// `tail_parts` a tile (its arrivals, then a flag for each cut), rounded up to 32 (the kernel's
+    /// `split_segment_sums` starts the sums after them).
+    pub fn counter_slots(split_tiles: usize, tail_parts: u32) -> usize {
+        (split_tiles * tail_parts as usize).div_ceil(32) * 32
     }
 
     /// f32 slots of `split_tiles` split tiles: their arrival counts, then every segment's sums of each (the tile's
     /// outputs for each segment of K).
     fn split_tiles_len(desc: &VariantDescription, split_tiles: usize, k: usize) -> usize {
-        Self::arrival_slots(split_tiles)
+        Self::counter_slots(split_tiles, desc.tail_parts)
             + split_tiles
                 .saturating_mul(segment_count(k))
                 .saturating_mul(desc.nbj as usize * desc.tile_n as usize)
@@ -1748,9 +1754,10 @@ impl Workspace {
         poison_f32(stream, &mut self.act_d, "the activation scales")?;
         if let Some(s) = self.segments.as_mut() {
             poison_f32(stream, s, "the segment partials")?;
-            // The split tiles' arrival counts (a call's first slots, for at most half a wave of split tiles) must
-            // read zero when a call starts.
-            let arrivals = TailSplit::arrival_slots((self.split_wave / 2) as usize).min(s.len());
+            // The split tiles' counters (a call's first slots, for at most half a wave of split tiles) must read
+            // zero when a call starts.
+            let arrivals = TailSplit::counter_slots((self.split_wave / 2) as usize, MAX_TAIL_PARTS)
+                .min(s.len());
             if arrivals > 0 {
                 let mut counts = s.slice_mut(..arrivals);
                 stream
@@ -1826,14 +1833,19 @@ mod tests {
             tail_parts: 3,
             ..desc()
         };
-        // 4096 x 2048: 32 x 22 = 704 tiles, 5 waves of 132 and 44 more, which take 3 parts each.
+        // 4096 x 2048: 32 x 22 = 704 tiles, 5 waves of 132 and 44 more, which take 3 parts each (of 6, 6 and 4
+        // super-blocks); three counters a split tile, then its four segments' sums.
         let s = TailSplit::of(&d, 4096, 2048, 4096, 132);
         assert_eq!((s.whole_tiles, s.split, s.blocks), (660, 3, 660 + 132));
         assert_eq!(s.split_tiles(), 44);
-        assert_eq!(s.workspace_len(&d, 4096), 64 + 44 * 4 * 128 * 96);
-        // 4096^3: 56 tiles past 10 waves fit two parts each; K = 1024 has one segment, so no split.
+        assert_eq!(s.workspace_len(&d, 4096), 160 + 44 * 4 * 128 * 96);
+        assert_eq!(TailSplit::of(&d, 4096, 2048, 14336, 132).split, 3);
+        // 4096^3: 56 tiles past 10 waves fit two parts each; a part has at least a segment's super-blocks, so
+        // K = 1024 does not split, and K = 2048 or 2816 (8 or 11 super-blocks) splits in two, not three.
         assert_eq!(TailSplit::of(&d, 4096, 4096, 4096, 132).split, 2);
         assert_eq!(TailSplit::of(&d, 4096, 4096, 1024, 132).split, 1);
+        assert_eq!(TailSplit::of(&d, 4096, 2048, 2048, 132).split, 2);
+        assert_eq!(TailSplit::of(&d, 4096, 2048, 2816, 132).split, 2);
         // 14336 x 2048: 88 tiles past 18 waves: two parts do not fit a wave.
         let whole = TailSplit::of(&d, 14336, 2048, 4096, 132);
         assert_eq!(
