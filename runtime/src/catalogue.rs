@@ -375,7 +375,8 @@ pub const WGMMA_I12_128X96_TAIL: VariantDescription = variant! {
 /// and left the tile's warps 240. It spills two words a window at the super-block end (none in the chunk loop),
 /// hence `allow_spills`. The same bits. The default on padded weights from 513 tokens since session 36 (1.1-1.4%
 /// faster than 128 x 96 split; with that session's two instantiations of the matmul 1.6-2.9% faster than session
-/// 35's pick: 269.0 against 273.2 µs at 4096x2048x4096, 819.5 against 841.2 at 14336x2048x4096; PERF.md session 36).
+/// 35's pick: 269.0 against 273.2 µs at 4096x2048x4096, 819.5 against 841.2 at 14336x2048x4096; PERF.md session 36);
+/// since session 37 its last wave's parts are cut at super-blocks (log 92: 267 against 270 at 4096x2048x4096).
 pub const WGMMA_I12_128X96_TAIL_PRODUCER: VariantDescription = variant! {
     name: "wgmma_i12_128x96_tail_producer", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128,
     tile_n: 96, warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,
