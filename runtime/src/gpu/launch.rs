@@ -409,10 +409,10 @@ impl TailSplit {
     pub fn of(desc: &VariantDescription, m: usize, n: usize, k: usize, resident: u64) -> TailSplit {
         let tiles = Self::tiles(desc, m, n);
         let tail = tiles % resident.max(1);
-        // No tail (tiles fill every wave): no split.
-        // At least a segment's super-blocks a part, so that a part that continues a segment has its head long
-        // published when it gets there (docs/KERNELS.md); parts of ceil(superblocks / most), as many as that makes.
         let superblocks = (k / SUPERBLOCK_K as usize) as u64;
+        // No tail (tiles fill every wave): no split. Otherwise at least a segment's super-blocks a part, so that a
+        // part that continues a segment finds its head long published (docs/KERNELS.md), in parts of
+        // ceil(superblocks / most): as many as that makes.
         let split = resident.checked_div(tail).map_or(1, |fit| {
             let most = (desc.tail_parts.max(1) as u64)
                 .min(fit)
@@ -470,7 +470,7 @@ impl TailSplit {
         (split_tiles * tail_parts as usize).div_ceil(32) * 32
     }
 
-    /// f32 slots of `split_tiles` split tiles: their arrival counts, then every segment's sums of each (the tile's
+    /// f32 slots of `split_tiles` split tiles: their counters, then every segment's sums of each (the tile's
     /// outputs for each segment of K).
     fn split_tiles_len(desc: &VariantDescription, split_tiles: usize, k: usize) -> usize {
         Self::counter_slots(split_tiles, desc.tail_parts)
