@@ -1555,7 +1555,8 @@ impl Workspace {
                     .map_err(alloc_err("segment partials", len))?,
             )
         } else if desc.tail_parts > 1 {
-            // Zeros: the split tiles' arrival counts start at 0 (and each call's last block leaves them so).
+            // Zeros: the split tiles' counters start at 0 (each call leaves them so: the last block resets the arrivals,
+            // the part after a cut lowers its flag).
             let sms = stream
                 .context()
                 .attribute(
@@ -1762,7 +1763,7 @@ impl Workspace {
                 let mut counts = s.slice_mut(..arrivals);
                 stream
                     .memset_zeros(&mut counts)
-                    .map_err(|e| DeviceError::cuda("zeroing the split tiles' arrival counts", e))?;
+                    .map_err(|e| DeviceError::cuda("zeroing the split tiles' counters", e))?;
             }
         }
         Ok(())
