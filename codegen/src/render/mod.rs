@@ -33,17 +33,13 @@ pub struct RenderedVariant {
 }
 
 impl RenderedVariant {
-    /// The NVRTC `--gpu-architecture` value for `arch`: `sm_90a` where the module uses wgmma.
+    /// The NVRTC `--gpu-architecture` value for `arch`: `sm_90a` where the module uses wgmma or setmaxnreg.
+    /// The one place a module's compile target is decided; every compile path of the runtime goes through it.
     pub fn nvrtc_arch(&self, arch: Arch) -> String {
-        self.nvrtc_target(arch.keyword())
-    }
-
-    /// The same for an architecture written as text (`sm_90`, as a GPU reports it).
-    pub fn nvrtc_target(&self, arch: &str) -> String {
         if self.needs_arch_specific {
-            format!("{arch}a")
+            format!("{}a", arch.keyword())
         } else {
-            arch.to_string()
+            arch.keyword().to_string()
         }
     }
 }

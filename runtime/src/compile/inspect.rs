@@ -2,12 +2,11 @@
 //! cuobjdump is installed, a SASS summary. `mmqgen check` prints it; tests assert on it (the engine's
 //! instruction is there, widths are real, shipped variants do not spill, shared memory matches the layout).
 
-use crate::codegen::render::{render, RenderError, RenderedVariant};
+use crate::codegen::render::{RenderError, RenderedVariant};
 use crate::codegen::{Arch, VariantDescription};
 use crate::compile::cache::{CacheError, CacheOutcome, CubinCache};
-use crate::compile::{
-    compile_cubin, parse_sass, sass_dump, CompileError, KernelResources, SassSummary,
-};
+use crate::compile::variant::{compile_variant, CompiledVariant, VariantCompileError};
+use crate::compile::{parse_sass, sass_dump, CompileError, KernelResources, SassSummary};
 
 /// One entry point's report on one architecture.
 #[derive(Clone, Debug)]
@@ -95,20 +94,16 @@ pub fn inspect(
     with_sass: bool,
     cache: Option<&CubinCache>,
 ) -> Result<VariantReport, InspectError> {
-    let rendered = render(desc)?;
-    let program = format!("{}.cu", rendered.canonical);
-    let target = rendered.nvrtc_arch(arch);
-    let (compiled, outcome) = match cache {
-        Some(cache) => {
-            let (compiled, outcome) =
-                cache.get_or_compile(&rendered.source, &program, &target, false)?;
-            (compiled, Some(outcome))
-        }
-        None => (
-            compile_cubin(&rendered.source, &program, &target, false)?,
-            None,
-        ),
-    };
+    let CompiledVariant {
+        rendered,
+        compiled,
+        cache: outcome,
+        ..
+    } = compile_variant(desc, arch, cache).map_err(|e| match e {
+        VariantCompileError::Render(e) => InspectError::Render(e),
+        VariantCompileError::Compile { source, .. } => InspectError::Compile(*source),
+        VariantCompileError::Cache(e) => InspectError::Cache(*e),
+    })?;
 
     let sass_dump = if with_sass {
         sass_dump(&compiled.cubin)?

@@ -26,6 +26,7 @@ pub mod inspect;
 pub mod nvrtc;
 pub mod report;
 pub mod sass;
+pub mod variant;
 
 pub use nvrtc::{
     compile_cubin, nvrtc_available, nvrtc_version, supported_archs, CompiledCubin,
@@ -33,6 +34,7 @@ pub use nvrtc::{
 };
 pub use report::{parse_ptxas_report, KernelResources};
 pub use sass::{find_cuobjdump, parse_sass, sass_dump, sass_summary, SassSummary, WidthCounts};
+pub use variant::{compile_rendered, compile_variant, CompiledVariant, VariantCompileError};
 
 use std::path::PathBuf;
 

@@ -16,7 +16,7 @@ use std::time::Instant;
 use cudarc::driver::sys::{self, CUfunction_attribute_enum};
 use cudarc::driver::{
     result::DriverError, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr,
-    DevicePtrMut, LaunchConfig, PushKernelArg,
+    DevicePtrMut, LaunchConfig,
 };
 use cudarc::nvrtc::Ptx;
 use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
@@ -29,7 +29,9 @@ use mmqgen_reference::activations::QuantizedActivations;
 
 use super::tensor_maps;
 use crate::compile::cache::{CacheError, CacheOutcome, CubinCache};
-use crate::compile::{compile_cubin, CompileError};
+use crate::compile::variant::{compile_rendered, CompiledVariant, VariantCompileError};
+use crate::compile::CompileError;
+use crate::gpu::buffer::DeviceRef;
 
 use crate::gpu::device::{
     describe_driver_error, guard, DeviceError, Gpu, DEFAULT_SHARED_BYTES_PER_BLOCK,
@@ -518,6 +520,13 @@ fn check_buffer(
     }
 }
 
+/// The activations hold `n` tokens of K.
+fn check_x(x: DeviceRef<f32>, n: usize, k: usize) -> Result<(), ShapeError> {
+    check_buffer("activations", x.len(), n * k, || {
+        format!("n = {n} tokens of K = {k}")
+    })
+}
+
 /// What the driver says about one loaded kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelInfo {
@@ -851,23 +860,45 @@ impl LoadedVariant {
         stream: &Arc<CudaStream>,
         ws: &mut Workspace,
     ) -> Result<(), LaunchError> {
+        self.same_context("the activations", x.context())?;
+        let (x_ptr, _x) = x.device_ptr(stream);
+        // SAFETY: a live slice of this variant's context, of x.len() values, held for the launch.
+        let x = unsafe { DeviceRef::from_raw(x_ptr, x.len()) };
+        self.quantize_activations_ref(x, n, k, stream, ws)
+    }
+
+    /// [`Self::quantize_activations`] on activations a caller lends by address.
+    pub fn quantize_activations_ref(
+        &self,
+        x: DeviceRef<f32>,
+        n: usize,
+        k: usize,
+        stream: &Arc<CudaStream>,
+        ws: &mut Workspace,
+    ) -> Result<(), LaunchError> {
         let (_, ni, ki) = check_shape(1, n, k)?;
         self.same_context("the stream", stream.context())?;
-        self.check_x(x, n, k)?;
+        check_x(x, n, k)?;
         self.same_context("the workspace", ws.act_q.context())?;
         ws.check_activations(n, k, self.desc.mode)?;
         let cfg = quantizer_config(n, k, self.group)?;
         ws.quantized = None;
         let kernel = &self.quantize;
-        let mut b = stream.launch_builder(&kernel.func);
-        b.arg(x)
-            .arg(&mut ws.act_q)
-            .arg(&mut ws.act_d)
-            .arg(&ni)
-            .arg(&ki);
+        let x_ptr = x.addr();
+        let (act_q, _q) = ws.act_q.device_ptr_mut(stream);
+        let (act_d, _d) = ws.act_d.device_ptr_mut(stream);
+        let mut args = [
+            kernel_arg(&x_ptr),
+            kernel_arg(&act_q),
+            kernel_arg(&act_d),
+            kernel_arg(&ni),
+            kernel_arg(&ki),
+        ];
         // SAFETY: the argument list is the ABI of mmq_quantize_activations_g{G} and _i12 (docs/KERNELS.md); every
         // buffer was checked above to hold what the grid touches: x >= n*K, q >= n*K*planes, d >= n*K/G.
-        launch(&kernel.info.name, cfg, || unsafe { b.launch(cfg) })?;
+        launch(&kernel.info.name, cfg, || unsafe {
+            launch_maybe_programmatic(false, &kernel.func, cfg, stream, &mut args)
+        })?;
         ws.quantized = Some(self.quantized(n, k));
         Ok(())
     }
@@ -902,30 +933,50 @@ impl LoadedVariant {
         stream: &Arc<CudaStream>,
         ws: &mut Workspace,
     ) -> Result<(), LaunchError> {
+        self.same_context("the activations", x.context())?;
+        self.same_context("the output", out.context())?;
+        let (x_ptr, _x) = x.device_ptr(stream);
+        let out_len = out.len();
+        let (out_ptr, _o) = out.device_ptr_mut(stream);
+        // SAFETY: live slices of this variant's context, of their lengths, held until the work is queued.
+        let (x, out) = unsafe {
+            (
+                DeviceRef::from_raw(x_ptr, x.len()),
+                DeviceRef::from_raw(out_ptr, out_len),
+            )
+        };
+        self.matmul_ref(weights, x, out, n, stream, ws)
+    }
+
+    /// [`Self::matmul`] on activations and an output a caller lends by address (an engine's own buffers).
+    pub fn matmul_ref(
+        &self,
+        weights: &RegisteredWeights,
+        x: DeviceRef<f32>,
+        out: DeviceRef<f32>,
+        n: usize,
+        stream: &Arc<CudaStream>,
+        ws: &mut Workspace,
+    ) -> Result<(), LaunchError> {
         // Check everything before queueing anything.
         self.check_matmul(weights, out.len(), n, ws)?;
+        let k = weights.k();
+        check_x(x, n, k)?;
         if self.desc.quantizer == Quantizer::Fused {
             // One launch: the kernel quantizes x itself and leaves q and d in the workspace for checks.
-            let k = weights.k();
-            self.check_x(x, n, k)?;
             ws.quantized = None;
             self.queue_matmul(weights, Some(x), out, n, stream, ws)?;
             ws.quantized = Some(self.quantized(n, k));
             if self.desc.ksplit > 1 {
-                self.combine(weights.m(), n, k, out, stream, ws)?;
+                self.combine_ref(weights.m(), n, k, out, stream, ws)?;
             }
             return Ok(());
         }
-        self.quantize_activations(x, n, weights.k(), stream, ws)?;
-        self.matmul_quantized(weights, out, n, stream, ws)
-    }
-
-    /// The activations `x` live on this variant's context and hold `n` tokens of K.
-    fn check_x(&self, x: &CudaSlice<f32>, n: usize, k: usize) -> Result<(), LaunchError> {
-        self.same_context("the activations", x.context())?;
-        check_buffer("activations", x.len(), n * k, || {
-            format!("n = {n} tokens of K = {k}")
-        })?;
+        self.quantize_activations_ref(x, n, k, stream, ws)?;
+        self.queue_matmul(weights, None, out, n, stream, ws)?;
+        if self.desc.ksplit > 1 {
+            self.combine_ref(weights.m(), n, k, out, stream, ws)?;
+        }
         Ok(())
     }
 
@@ -999,6 +1050,11 @@ impl LoadedVariant {
                 variant: self.desc.name.to_string(),
             });
         }
+        self.same_context("the output", out.context())?;
+        let out_len = out.len();
+        let (out_ptr, _o) = out.device_ptr_mut(stream);
+        // SAFETY: a live slice of this variant's context, of its length, held until the launch is queued.
+        let out = unsafe { DeviceRef::from_raw(out_ptr, out_len) };
         self.queue_matmul(weights, None, out, n, stream, ws)
     }
 
@@ -1007,8 +1063,8 @@ impl LoadedVariant {
     fn queue_matmul(
         &self,
         weights: &RegisteredWeights,
-        x: Option<&CudaSlice<f32>>,
-        out: &mut CudaSlice<f32>,
+        x: Option<DeviceRef<f32>>,
+        out: DeviceRef<f32>,
         n: usize,
         stream: &Arc<CudaStream>,
         ws: &mut Workspace,
@@ -1017,8 +1073,7 @@ impl LoadedVariant {
         let (mi, ni, ki) = check_shape(m, n, k)?;
         self.check_matmul(weights, out.len(), n, ws)?;
         self.same_context("the stream", stream.context())?;
-        self.same_context("the weights", weights.bytes().context())?;
-        self.same_context("the output", out.context())?;
+        self.same_context("the weights", weights.context())?;
         self.same_context("the workspace", ws.act_q.context())?;
         if x.is_none() {
             ws.check_quantized(self.quantized(n, k))?;
@@ -1047,15 +1102,16 @@ impl LoadedVariant {
             None
         };
         // The prefolded engine reads the folded planes where the others read the layout's blocks.
-        let weight_bytes = match weights.plane(PlaneKind::Folded) {
-            Some(folded) if self.desc.engine.is_prefolded() => folded,
-            _ => weights.bytes(),
+        let (weights_ptr, _w) = match weights.plane(PlaneKind::Folded) {
+            Some(folded) if self.desc.engine.is_prefolded() => {
+                let (ptr, guard) = folded.device_ptr(stream);
+                (ptr, Some(guard))
+            }
+            _ => weights.layout_ptr(stream),
         };
-        let (weights_ptr, _w) = weight_bytes.device_ptr(stream);
         let plane_view = plane.map(|p| p.device_ptr(stream));
-        let x_view = x.map(|x| x.device_ptr(stream));
-        let plane_ptr = match (&x_view, &plane_view) {
-            (Some((x, _)), _) => *x,
+        let plane_ptr = match (x, &plane_view) {
+            (Some(x), _) => x.addr(),
             (None, Some((p, _))) => *p,
             (None, None) => null,
         };
@@ -1068,7 +1124,7 @@ impl LoadedVariant {
         } else {
             (ws.act_q.device_ptr(stream), ws.act_d.device_ptr(stream))
         };
-        let (out_ptr, _o) = out.device_ptr_mut(stream);
+        let out_ptr = out.addr();
         let segments_view = match (
             self.desc.ksplit > 1 || self.desc.tail_parts > 1,
             ws.segments.as_mut(),
@@ -1122,8 +1178,8 @@ impl LoadedVariant {
         // pointing at locals that outlive the call (which copies them);
         // with `quantizer = fused` the plane slot holds x, which matmul checked holds n*K values;
         // check_matmul verified the output (n*m), the quantized activations (n*K, n*K/G), the segment buffer
-        // (nseg*n*m when ksplit > 1) and the plane; the weights hold m*K/256 blocks of their layout by
-        // construction.
+        // (nseg*n*m when ksplit > 1) and the plane; the weights hold m*K/256 blocks of their layout (by
+        // construction, or checked when borrowed).
         launch(&kernel.info.name, cfg, || unsafe {
             launch_maybe_programmatic(programmatic, &kernel.func, cfg, stream, args.as_mut_slice())
         })
@@ -1162,6 +1218,23 @@ impl LoadedVariant {
         stream: &Arc<CudaStream>,
         ws: &Workspace,
     ) -> Result<(), LaunchError> {
+        self.same_context("the output", out.context())?;
+        let out_len = out.len();
+        let (out_ptr, _o) = out.device_ptr_mut(stream);
+        // SAFETY: a live slice of this variant's context, of its length, held until the launch is queued.
+        let out = unsafe { DeviceRef::from_raw(out_ptr, out_len) };
+        self.combine_ref(m, n, k, out, stream, ws)
+    }
+
+    fn combine_ref(
+        &self,
+        m: usize,
+        n: usize,
+        k: usize,
+        out: DeviceRef<f32>,
+        stream: &Arc<CudaStream>,
+        ws: &Workspace,
+    ) -> Result<(), LaunchError> {
         let (mi, ni, ki) = check_shape(m, n, k)?;
         let Some(combine) = self.combine.as_ref() else {
             return Err(LaunchError::MissingKernel {
@@ -1174,14 +1247,13 @@ impl LoadedVariant {
         })?;
         ws.check_segments(m, n, k)?;
         self.same_context("the stream", stream.context())?;
-        self.same_context("the output", out.context())?;
         let segments = ws
             .segments
             .as_ref()
             .expect("check_segments found the segment buffer");
         let cfg = combine_config(m, n);
         let (segments_ptr, _s) = segments.device_ptr(stream);
-        let (out_ptr, _o) = out.device_ptr_mut(stream);
+        let out_ptr = out.addr();
         let mut args = [
             kernel_arg(&segments_ptr),
             kernel_arg(&out_ptr),
@@ -1336,6 +1408,11 @@ pub enum BuildError {
     Cache(Box<CacheError>),
     #[error(transparent)]
     Load(#[from] Box<LaunchError>),
+    #[error(
+        "variant '{variant}' cannot be built for this GPU: it is {gpu_arch}, an architecture mmqgen does not \
+         generate code for"
+    )]
+    UnknownArch { variant: String, gpu_arch: String },
 }
 
 impl From<LaunchError> for BuildError {
@@ -1429,34 +1506,41 @@ fn build_rendered_since(
     cache_dir: Option<&Path>,
     start: Instant,
 ) -> Result<(LoadedVariant, BuildInfo), BuildError> {
-    let variant = desc.name.to_string();
-    // wgmma modules compile for the architecture-specific target (sm_90a), which runs on the same GPU.
-    let arch = rendered.nvrtc_target(gpu.arch());
-    let compile_err = |source| BuildError::Compile {
-        variant: variant.clone(),
-        arch: arch.clone(),
-        source: Box::new(source),
-    };
+    let arch = gpu
+        .info()
+        .known_arch()
+        .ok_or_else(|| BuildError::UnknownArch {
+            variant: desc.name.to_string(),
+            gpu_arch: gpu.arch().to_string(),
+        })?;
     // `mmqgen profile` sets MMQGEN_LINE_INFO=1 in the process it profiles, so ncu can book stalls to lines.
     let line_info = std::env::var_os("MMQGEN_LINE_INFO").is_some_and(|v| v == "1");
     let program = program_name(&rendered, line_info);
-    let (cubin, from_cache) = match cache_dir {
-        Some(dir) => {
-            let (compiled, outcome) = CubinCache::new(dir.to_path_buf())
-                .get_or_compile(&rendered.source, &program, &arch, line_info)
-                .map_err(|e| match e {
-                    CacheError::Compile(source) => compile_err(source),
-                    other => BuildError::Cache(Box::new(other)),
-                })?;
-            (compiled.cubin, outcome == CacheOutcome::Hit)
-        }
-        None => (
-            compile_cubin(&rendered.source, &program, &arch, line_info)
-                .map_err(compile_err)?
-                .cubin,
-            false,
-        ),
-    };
+    let cache = cache_dir.map(|dir| CubinCache::new(dir.to_path_buf()));
+    let CompiledVariant {
+        rendered,
+        target,
+        compiled,
+        cache: outcome,
+    } = compile_rendered(desc, rendered, &program, arch, cache.as_ref(), line_info).map_err(
+        |e| match e {
+            VariantCompileError::Render(source) => BuildError::Render {
+                variant: desc.name.to_string(),
+                source,
+            },
+            VariantCompileError::Compile {
+                variant,
+                target,
+                source,
+            } => BuildError::Compile {
+                variant,
+                arch: target,
+                source,
+            },
+            VariantCompileError::Cache(e) => BuildError::Cache(e),
+        },
+    )?;
+    let (arch, cubin, from_cache) = (target, compiled.cubin, outcome == Some(CacheOutcome::Hit));
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
     let loaded = LoadedVariant::load_with(
         gpu,
@@ -1482,17 +1566,98 @@ fn build_rendered_since(
 /// variants, the segment partials (`f32 [nseg][n][m]`).
 #[derive(Debug)]
 pub struct Workspace {
-    max_m: usize,
-    max_n: usize,
-    max_k: usize,
+    size: WorkspaceSize,
     act_q: CudaSlice<i8>,
     act_d: CudaSlice<f32>,
     segments: Option<CudaSlice<f32>>,
-    /// With `tail_parts > 1`: the blocks a wave of the variant holds on this workspace's GPU, which decides how a
-    /// call splits its tiles (read once here, not a call); 0 otherwise.
-    split_wave: u64,
     /// What the activations `act_q`/`act_d` hold now.
     quantized: Option<Quantized>,
+}
+
+/// What a [`Workspace`] holds, in elements, and the shapes it was sized for (for messages and for the split
+/// tiles of `tail_parts > 1`, whose split depends on the GPU's SMs, read once here rather than at each call).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkspaceSize {
+    /// int8 activation quants.
+    pub act_q: usize,
+    /// f32 activation scales.
+    pub act_d: usize,
+    /// f32 segment partials (`ksplit > 1`) or the split tiles' counters and sums (`tail_parts > 1`).
+    pub segments: usize,
+    pub max_m: usize,
+    pub max_n: usize,
+    pub max_k: usize,
+    /// The GPU's multiprocessors (0 when no variant sized for splits its tiles).
+    pub multiprocessors: u32,
+    /// The most blocks a wave holds among the `tail_parts > 1` variants sized for (0 if none): how many counters
+    /// a poisoned workspace keeps at zero.
+    pub split_wave: u64,
+}
+
+impl WorkspaceSize {
+    /// What any call of `desc` with `m <= max_m`, `n <= max_n`, `K <= max_k` needs, on a GPU of
+    /// `multiprocessors` SMs.
+    pub fn for_description(
+        desc: &VariantDescription,
+        max_m: usize,
+        max_n: usize,
+        max_k: usize,
+        multiprocessors: u32,
+    ) -> Result<WorkspaceSize, ShapeError> {
+        check_shape(max_m, max_n, max_k)?;
+        let group = desc.mode.activation_group() as usize;
+        let planes = desc.mode.activation_planes() as usize;
+        let (segments, split_wave) = if desc.ksplit > 1 {
+            (segment_len(max_m, max_n, max_k)?, 0)
+        } else if desc.tail_parts > 1 {
+            let resident = resident_blocks(multiprocessors.max(1), desc);
+            let len = TailSplit::max_workspace_len(desc, max_m, max_n, max_k, resident).max(1);
+            (len, resident)
+        } else {
+            (0, 0)
+        };
+        Ok(WorkspaceSize {
+            act_q: max_n * max_k * planes,
+            // Room for either layout of the scales: chunk-major rows are n rounded up to 4.
+            act_d: tensor_maps::scale_row_stride(max_n) * (max_k / group),
+            segments,
+            max_m,
+            max_n,
+            max_k,
+            multiprocessors,
+            split_wave,
+        })
+    }
+
+    /// Room for both: each buffer and bound the larger of the two.
+    pub fn max(self, other: WorkspaceSize) -> WorkspaceSize {
+        WorkspaceSize {
+            act_q: self.act_q.max(other.act_q),
+            act_d: self.act_d.max(other.act_d),
+            segments: self.segments.max(other.segments),
+            max_m: self.max_m.max(other.max_m),
+            max_n: self.max_n.max(other.max_n),
+            max_k: self.max_k.max(other.max_k),
+            multiprocessors: self.multiprocessors.max(other.multiprocessors),
+            split_wave: self.split_wave.max(other.split_wave),
+        }
+    }
+
+    /// Device bytes of a workspace of this size.
+    pub fn bytes(&self) -> usize {
+        self.act_q + 4 * self.act_d + 4 * self.segments
+    }
+}
+
+/// The multiprocessors of `stream`'s GPU.
+pub fn multiprocessors(stream: &Arc<CudaStream>) -> Result<u32, DeviceError> {
+    stream
+        .context()
+        .attribute(
+            cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+        )
+        .map(|sms| sms.max(1) as u32)
+        .map_err(|e| DeviceError::cuda("reading the multiprocessor count", e))
 }
 
 /// The activations a workspace holds: `n` tokens of K in groups of G, their scales token- or chunk-major.
@@ -1526,9 +1691,16 @@ impl Workspace {
         max_n: usize,
         max_k: usize,
     ) -> Result<Workspace, LaunchError> {
-        check_shape(max_m, max_n, max_k)?;
-        let group = desc.mode.activation_group() as usize;
-        let planes = desc.mode.activation_planes() as usize;
+        let sms = multiprocessors(stream)?;
+        let size = WorkspaceSize::for_description(desc, max_m, max_n, max_k, sms)?;
+        Self::with_size(stream, size)
+    }
+
+    /// A workspace of `size` on `stream` (the union of several variants' needs: [`WorkspaceSize::max`]).
+    pub fn with_size(
+        stream: &Arc<CudaStream>,
+        size: WorkspaceSize,
+    ) -> Result<Workspace, LaunchError> {
         fn alloc_err(what: &'static str, len: usize) -> impl FnOnce(DriverError) -> DeviceError {
             move |e| {
                 DeviceError::cuda(
@@ -1537,53 +1709,34 @@ impl Workspace {
                 )
             }
         }
-        let q_len = max_n * max_k * planes;
-        // Room for either layout of the scales: chunk-major rows are n rounded up to 4.
-        let d_len = tensor_maps::scale_row_stride(max_n) * (max_k / group);
         let act_q = stream
-            .alloc_zeros::<i8>(q_len)
-            .map_err(alloc_err("activation quants", q_len))?;
+            .alloc_zeros::<i8>(size.act_q.max(1))
+            .map_err(alloc_err("activation quants", size.act_q))?;
         let act_d = stream
-            .alloc_zeros::<f32>(d_len)
-            .map_err(alloc_err("activation scales", d_len))?;
-        let mut split_wave = 0;
-        let segments = if desc.ksplit > 1 {
-            let len = segment_len(max_m, max_n, max_k)?;
-            Some(
+            .alloc_zeros::<f32>(size.act_d.max(1))
+            .map_err(alloc_err("activation scales", size.act_d))?;
+        // Zeros: the split tiles' counters start at 0 (each call leaves them so: the last block resets the
+        // arrivals, the part after a cut lowers its flag).
+        let segments = match size.segments {
+            0 => None,
+            len => Some(
                 stream
                     .alloc_zeros::<f32>(len)
-                    .map_err(alloc_err("segment partials", len))?,
-            )
-        } else if desc.tail_parts > 1 {
-            // Zeros: the split tiles' counters start at 0 (each call leaves them so: the last block resets the arrivals,
-            // the part after a cut lowers its flag).
-            let sms = stream
-                .context()
-                .attribute(
-                    cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                )
-                .map_err(|e| DeviceError::cuda("reading the multiprocessor count", e))?;
-            let resident = resident_blocks(sms.max(1) as u32, desc);
-            let len = TailSplit::max_workspace_len(desc, max_m, max_n, max_k, resident).max(1);
-            split_wave = resident;
-            Some(
-                stream
-                    .alloc_zeros::<f32>(len)
-                    .map_err(alloc_err("split tiles' segment sums", len))?,
-            )
-        } else {
-            None
+                    .map_err(alloc_err("segment partials and split tiles' sums", len))?,
+            ),
         };
         Ok(Workspace {
-            max_m,
-            max_n,
-            max_k,
+            size,
             act_q,
             act_d,
             segments,
-            split_wave,
             quantized: None,
         })
+    }
+
+    /// What this workspace holds.
+    pub fn size(&self) -> WorkspaceSize {
+        self.size
     }
 
     /// Whether this workspace can serve `desc` at this shape without growing.
@@ -1592,7 +1745,17 @@ impl Workspace {
             && (desc.ksplit == 1 || self.check_segments(m, n, k).is_ok())
             && (desc.tail_parts == 1
                 || self
-                    .check_split_tiles(desc, TailSplit::of(desc, m, n, k, self.split_wave), k)
+                    .check_split_tiles(
+                        desc,
+                        TailSplit::of(
+                            desc,
+                            m,
+                            n,
+                            k,
+                            resident_blocks(self.size.multiprocessors, desc),
+                        ),
+                        k,
+                    )
                     .is_ok())
     }
 
@@ -1608,8 +1771,8 @@ impl Workspace {
                 self.act_d.len(),
                 quants,
                 scales,
-                self.max_n,
-                self.max_k
+                self.size.max_n,
+                self.size.max_k
             )));
         }
         Ok(())
@@ -1660,7 +1823,7 @@ impl Workspace {
                 "the workspace holds {have} segment partials, but a split-K matmul of m = {m}, n = {n}, K = {k} \
                  needs {needed}: make the Workspace for this split-K variant and a large enough shape (it was \
                  made for m <= {}, n <= {}, K <= {})",
-                self.max_m, self.max_n, self.max_k
+                self.size.max_m, self.size.max_n, self.size.max_k
             )));
         }
         Ok(())
@@ -1684,9 +1847,9 @@ impl Workspace {
                 desc.tile_n,
                 split.split,
                 desc.tail_parts,
-                self.max_m,
-                self.max_n,
-                self.max_k
+                self.size.max_m,
+                self.size.max_n,
+                self.size.max_k
             )));
         }
         Ok(())
@@ -1757,8 +1920,9 @@ impl Workspace {
             poison_f32(stream, s, "the segment partials")?;
             // The split tiles' counters (a call's first slots, for at most half a wave of split tiles) must read
             // zero when a call starts.
-            let arrivals = TailSplit::counter_slots((self.split_wave / 2) as usize, MAX_TAIL_PARTS)
-                .min(s.len());
+            let arrivals =
+                TailSplit::counter_slots((self.size.split_wave / 2) as usize, MAX_TAIL_PARTS)
+                    .min(s.len());
             if arrivals > 0 {
                 let mut counts = s.slice_mut(..arrivals);
                 stream

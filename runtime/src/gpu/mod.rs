@@ -2,6 +2,7 @@
 //! a loaded variant's kernels and their geometry ([`launch`]), the copy engine's maps of a `refill = tma` call
 //! ([`tensor_maps`]), and the matmul API built on them ([`matmul`]).
 
+pub mod buffer;
 pub mod device;
 pub mod launch;
 pub mod matmul;

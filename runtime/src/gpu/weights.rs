@@ -1,15 +1,21 @@
 //! Weights registered on the GPU: one q6_K matrix (m rows of K) in one layout, plus the scale planes the
 //! variants that fetch scales from a plane read (docs/KERNELS.md, DECISIONS.md 2).
 //!
-//! Registration validates the weights with the reference's `check_weights` (K a multiple of 256, `m` whole
-//! rows, every block's `d` finite), builds the layout's bytes with the reference's own layout functions (so the
-//! GPU reads exactly what the CPU reference was checked against) and uploads them once. Nothing is allocated
-//! per matmul afterwards.
+//! Two ways in:
+//! - from host bytes: registration validates the weights with the reference's `check_weights` (K a multiple of
+//!   256, `m` whole rows, every block's `d` finite), builds the layout's bytes with the reference's own layout
+//!   functions (so the GPU reads exactly what the CPU reference was checked against) and uploads them once;
+//! - borrowed: GGUF blocks an engine already holds on the GPU are used where they are, in the raw layout, with no
+//!   copy and no read-back ([`RegisteredWeights::borrow_raw`]); only their shape, length and alignment can be
+//!   checked, and nothing is allocated for them.
+//!
+//! Nothing is allocated per matmul afterwards.
 
 use std::fmt;
 use std::str::FromStr;
 
-use cudarc::driver::{CudaSlice, CudaStream};
+use cudarc::driver::sys::CUdeviceptr;
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, SyncOnDrop};
 use mmqgen_codegen::{NumericsMode, ScaleFetch, VariantDescription};
 use mmqgen_reference::registration::{
     check_weights, f32_per16_plane, fold_planes, int_plane, plane_rows, raw_to_padded,
@@ -18,6 +24,7 @@ use mmqgen_reference::registration::{
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
+use crate::gpu::buffer::DeviceRef;
 use crate::gpu::device::{DeviceError, Gpu};
 
 /// Bytes of one GGUF q6_K block (the raw layout's block).
@@ -151,6 +158,36 @@ pub enum WeightsError {
         k: usize,
     },
 
+    /// Borrowed weights shorter than the shape asked for.
+    #[error(
+        "the borrowed weights are {len} bytes, but m = {m} rows of K = {k} in 210-byte q6_K blocks need \
+         {needed} bytes"
+    )]
+    BorrowedTooShort {
+        len: usize,
+        m: usize,
+        k: usize,
+        needed: usize,
+    },
+
+    /// Borrowed weights at an odd address: the raw layout's fields are read 16 bits at a time.
+    #[error(
+        "the borrowed weights start at address {addr:#x}, which is odd; GGUF q6_K blocks must start at an even \
+         address (ggml's tensors are 128-byte aligned)"
+    )]
+    BorrowedMisaligned { addr: u64 },
+
+    /// A shape no matrix has.
+    #[error("m = {m} rows of K = {k} is not a matrix that can be registered: m and K must be at least 1 and 256")]
+    EmptyShape { m: usize, k: usize },
+
+    /// A plane asked of borrowed weights: planes are built from host bytes, which a borrowed registration has not.
+    #[error(
+        "the {plane} scale plane cannot be built for borrowed weights (they are never read back to the host); \
+         select variants that read the q6_K blocks themselves (scale_fetch narrow or wide) for raw registrations"
+    )]
+    BorrowedPlane { plane: PlaneKind },
+
     /// Uploading failed.
     #[error(transparent)]
     Device(#[from] DeviceError),
@@ -196,6 +233,15 @@ pub fn device_footprint<'v>(
     layout.matrix_bytes(m, k) + planes.iter().map(|p| plane_bytes(*p, m, k)).sum::<usize>()
 }
 
+/// Where a registration's layout bytes live.
+#[derive(Debug)]
+enum LayoutBytes {
+    /// Built and uploaded by mmqgen from host bytes: `m * K/256 * layout.block_bytes()`.
+    Owned(CudaSlice<u8>),
+    /// An engine's GGUF blocks, used in place (raw layout); at least `m * K/256 * 210` bytes.
+    Borrowed(DeviceRef<u8>),
+}
+
 /// One q6_K matrix (m rows of K) on the GPU in one [`Layout`], with the scale planes asked for.
 #[derive(Debug)]
 pub struct RegisteredWeights {
@@ -203,13 +249,12 @@ pub struct RegisteredWeights {
     m: usize,
     k: usize,
     stream: Arc<CudaStream>,
-    /// The layout's bytes: `m * K/256 * layout.block_bytes()`.
-    bytes: CudaSlice<u8>,
+    bytes: LayoutBytes,
     f32_plane: Option<CudaSlice<u8>>,
     int_plane: Option<CudaSlice<u8>>,
     folded_plane: Option<CudaSlice<u8>>,
-    /// SHA-256 of the raw bytes, so that a plane added later is built from the same matrix.
-    fingerprint: [u8; 32],
+    /// SHA-256 of the raw bytes, so that a plane added later is built from the same matrix; `None` when borrowed.
+    fingerprint: Option<[u8; 32]>,
 }
 
 fn fingerprint(raw: &[u8]) -> [u8; 32] {
@@ -264,16 +309,8 @@ impl RegisteredWeights {
         layout: Layout,
     ) -> Result<RegisteredWeights, WeightsError> {
         check_weights(raw, m, k)?;
+        check_index_range(m, k, layout)?;
         let device_bytes = layout.matrix_bytes(m, k);
-        let limit = i32::MAX as usize;
-        if m > limit || k > limit || device_bytes > limit {
-            return Err(WeightsError::TooLarge {
-                m,
-                k,
-                layout,
-                bytes: device_bytes,
-            });
-        }
         let bytes = match layout {
             Layout::Raw => upload(stream, raw, format!("the raw weights (m = {m}, K = {k})"))?,
             Layout::Padded => upload(
@@ -288,11 +325,39 @@ impl RegisteredWeights {
             m,
             k,
             stream: stream.clone(),
-            bytes,
+            bytes: LayoutBytes::Owned(bytes),
             f32_plane: None,
             int_plane: None,
             folded_plane: None,
-            fingerprint: fingerprint(raw),
+            fingerprint: Some(fingerprint(raw)),
+        })
+    }
+
+    /// Registers `m` GGUF rows of `K / 256` q6_K blocks that already live on the GPU, in the raw layout, without
+    /// copying them or reading them back: calls read `weights` in place. Checks the shape, the length (at least
+    /// `m * K/256 * 210` bytes; ggml pads some tensors at the end) and the alignment (an even address); the
+    /// blocks' `d` cannot be checked without reading them, so a `d` that is not finite gives unspecified output.
+    ///
+    /// # Safety
+    /// `weights` must be device memory of `stream`'s context holding the blocks, and stay valid and unchanged for
+    /// as long as the returned registration (or any work queued with it) is used.
+    pub unsafe fn borrow_raw(
+        stream: &Arc<CudaStream>,
+        weights: DeviceRef<u8>,
+        m: usize,
+        k: usize,
+    ) -> Result<RegisteredWeights, WeightsError> {
+        check_borrowed(weights, m, k)?;
+        Ok(RegisteredWeights {
+            layout: Layout::Raw,
+            m,
+            k,
+            stream: stream.clone(),
+            bytes: LayoutBytes::Borrowed(weights),
+            f32_plane: None,
+            int_plane: None,
+            folded_plane: None,
+            fingerprint: None,
         })
     }
 
@@ -307,8 +372,10 @@ impl RegisteredWeights {
         if self.plane(kind).is_some() {
             return Ok(());
         }
-        if raw.len() != self.m * (self.k / 256) * RAW_BLOCK_BYTES
-            || fingerprint(raw) != self.fingerprint
+        let Some(registered) = self.fingerprint else {
+            return Err(WeightsError::BorrowedPlane { plane: kind });
+        };
+        if raw.len() != self.m * (self.k / 256) * RAW_BLOCK_BYTES || fingerprint(raw) != registered
         {
             return Err(WeightsError::NotTheRegisteredWeights {
                 plane: kind,
@@ -346,9 +413,37 @@ impl RegisteredWeights {
         self.k
     }
 
-    /// The layout's bytes on the device.
-    pub fn bytes(&self) -> &CudaSlice<u8> {
-        &self.bytes
+    /// The layout's bytes when mmqgen uploaded them (`None` for a borrowed registration).
+    pub fn owned_bytes(&self) -> Option<&CudaSlice<u8>> {
+        match &self.bytes {
+            LayoutBytes::Owned(bytes) => Some(bytes),
+            LayoutBytes::Borrowed(_) => None,
+        }
+    }
+
+    /// Whether the layout's bytes are an engine's, used in place.
+    pub fn is_borrowed(&self) -> bool {
+        matches!(self.bytes, LayoutBytes::Borrowed(_))
+    }
+
+    /// The context the weights live in.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        self.stream.context()
+    }
+
+    /// The layout's bytes as a kernel takes them, for work queued on `stream` (which waits for the upload of
+    /// owned bytes when cudarc tracks their events; keep the guard until the launch is queued).
+    pub fn layout_ptr<'a>(
+        &'a self,
+        stream: &'a CudaStream,
+    ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
+        match &self.bytes {
+            LayoutBytes::Owned(bytes) => {
+                let (ptr, guard) = bytes.device_ptr(stream);
+                (ptr, Some(guard))
+            }
+            LayoutBytes::Borrowed(weights) => (weights.addr(), None),
+        }
     }
 
     /// The plane of `kind`, when it was added.
@@ -365,13 +460,69 @@ impl RegisteredWeights {
         self.plane(PlaneKind::for_mode(mode))
     }
 
-    /// Device bytes held (layout plus planes).
+    /// Device bytes the matrix's calls read: the layout's bytes (borrowed ones too) plus the planes.
     pub fn device_bytes(&self) -> usize {
-        self.bytes.len()
-            + self.f32_plane.as_ref().map_or(0, |p| p.len())
+        self.layout.matrix_bytes(self.m, self.k) + self.plane_bytes()
+    }
+
+    /// Device bytes mmqgen allocated for this registration: everything for host bytes, only the planes (none
+    /// today) for borrowed weights.
+    pub fn allocated_bytes(&self) -> usize {
+        match &self.bytes {
+            LayoutBytes::Owned(bytes) => bytes.len() + self.plane_bytes(),
+            LayoutBytes::Borrowed(_) => self.plane_bytes(),
+        }
+    }
+
+    fn plane_bytes(&self) -> usize {
+        self.f32_plane.as_ref().map_or(0, |p| p.len())
             + self.int_plane.as_ref().map_or(0, |p| p.len())
             + self.folded_plane.as_ref().map_or(0, |p| p.len())
     }
+}
+
+/// The kernels index with 32-bit ints: a registered matrix stays below 2^31 bytes, m and K below 2^31.
+fn check_index_range(m: usize, k: usize, layout: Layout) -> Result<(), WeightsError> {
+    let limit = i32::MAX as usize;
+    let bytes = m
+        .checked_mul(k / 256)
+        .and_then(|b| b.checked_mul(layout.block_bytes()))
+        .unwrap_or(usize::MAX);
+    if m > limit || k > limit || bytes > limit {
+        return Err(WeightsError::TooLarge {
+            m,
+            k,
+            layout,
+            bytes,
+        });
+    }
+    Ok(())
+}
+
+/// What can be checked of borrowed raw weights without reading them: the shape, the length, the alignment.
+pub fn check_borrowed(weights: DeviceRef<u8>, m: usize, k: usize) -> Result<(), WeightsError> {
+    if m == 0 || k < 256 {
+        return Err(WeightsError::EmptyShape { m, k });
+    }
+    if !k.is_multiple_of(256) {
+        return Err(RegistrationError::KNotMultiple { k }.into());
+    }
+    check_index_range(m, k, Layout::Raw)?;
+    let needed = Layout::Raw.matrix_bytes(m, k);
+    if weights.len() < needed {
+        return Err(WeightsError::BorrowedTooShort {
+            len: weights.len(),
+            m,
+            k,
+            needed,
+        });
+    }
+    if !weights.is_aligned_to(2) {
+        return Err(WeightsError::BorrowedMisaligned {
+            addr: weights.addr(),
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -415,6 +566,30 @@ mod tests {
     }
 
     #[test]
+    fn borrowed_weights_are_checked_without_reading_them() {
+        // SAFETY: the addresses are only compared and printed, never dereferenced.
+        let at = |addr: u64, len: usize| unsafe { DeviceRef::<u8>::from_raw(addr, len) };
+        let (m, k) = (4096, 2816);
+        let needed = m * 11 * 210;
+        assert!(check_borrowed(at(0x7f00_0000_0080, needed), m, k).is_ok());
+        // ggml pads some tensors at the end: more bytes are fine, and 2-byte alignment is enough.
+        assert!(check_borrowed(at(0x7f00_0000_0082, needed + 210), m, k).is_ok());
+        let cases: [(DeviceRef<u8>, usize, usize, &str); 6] = [
+            (at(0x1000, needed - 1), m, k, "need 946176"),
+            (at(0x1001, needed), m, k, "odd"),
+            (at(0x1000, needed), m, 2800, "multiple of 256"),
+            (at(0x1000, needed), 0, k, "at least 1 and 256"),
+            (at(0x1000, needed), m, 0, "at least 1 and 256"),
+            (at(0x1000, usize::MAX), 1 << 31, 256, "32-bit"),
+        ];
+        for (weights, m, k, expected) in cases {
+            let e = check_borrowed(weights, m, k).unwrap_err().to_string();
+            assert!(e.contains(expected), "m = {m}, K = {k}: {e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    #[test]
     fn registration_refuses_bad_weights_before_touching_the_gpu() {
         let Some(gpu) = crate::testing::gpu_or_skip("weights::registration") else {
             return;
@@ -423,7 +598,7 @@ mod tests {
         let e = RegisteredWeights::register(&gpu, &raw[..420], 3, 512, Layout::Raw).unwrap_err();
         assert!(matches!(e, WeightsError::Invalid(_)), "{e}");
         let mut w = RegisteredWeights::register(&gpu, &raw, 3, 512, Layout::Padded).unwrap();
-        assert_eq!(w.bytes().len(), 3 * 2 * 224);
+        assert_eq!(w.owned_bytes().unwrap().len(), 3 * 2 * 224);
         w.add_plane(&raw, NumericsMode::IntPer32).unwrap();
         assert_eq!(
             w.plane(PlaneKind::Int).unwrap().len(),
@@ -435,7 +610,7 @@ mod tests {
             matches!(e, WeightsError::NotTheRegisteredWeights { .. }),
             "{e}"
         );
-        let back = gpu.stream().clone_dtoh(w.bytes()).unwrap();
+        let back = gpu.stream().clone_dtoh(w.owned_bytes().unwrap()).unwrap();
         assert_eq!(back, raw_to_padded(&raw, 3, 512));
     }
 }

@@ -32,12 +32,14 @@ mod check;
 mod default_promise;
 mod explain;
 mod names;
+mod probe;
 mod rule;
 
 pub use check::{Finding, MAX_SHAPE_DIM};
 pub use explain::{Explanation, RuleVerdict, Verdict};
 use names::{listed, NAMES_LISTED};
 pub use names::{NameClash, VariantNames};
+pub use probe::RuleShape;
 pub use rule::{arch_from_str, Bounds, Rule, RuleProblem};
 use rule::{join_and, parse_rule};
 
