@@ -64,3 +64,5 @@ unset NVDISASM_PATH
 # "SKIPPED: ... not found", when the tools are missing.
 export MMQGEN_REQUIRE_NVRTC=1
 export MMQGEN_REQUIRE_CUOBJDUMP=1
+# The C ABI test compiles C against mmqgen.h: CI has a C compiler.
+export MMQGEN_REQUIRE_CC=1

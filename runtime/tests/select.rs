@@ -634,7 +634,9 @@ fn the_embedded_default_is_complete_and_valid() {
             "ring_t1_tall"
         ]
     );
-    // Raw registrations never get the ring, and from n = 5 get picks measured on raw blocks (decode log 18).
+    // Raw registrations never get the ring, and from n = 5 get picks measured on raw blocks (decode log 18); from
+    // 65 tokens, rows the copy engine reaches (K a multiple of 2048) get the padded picks' engines on raw rows,
+    // and the others (K = 2816, 11008) the picks for 2-byte aligned rows.
     let raw = |m, n, k| chosen(&config, Layout::Raw, m, n, k);
     assert_eq!(
         [
@@ -645,7 +647,11 @@ fn the_embedded_default_is_complete_and_valid() {
             raw(14336, 64, 4096),
             raw(4096, 128, 4096),
             raw(14336, 128, 4096),
-            raw(4096, 512, 14336)
+            raw(4096, 512, 14336),
+            raw(4096, 128, 2816),
+            raw(14336, 128, 11008),
+            raw(4096, 512, 11008),
+            raw(4096, 2048, 4096),
         ],
         [
             "stream_t1",
@@ -653,9 +659,13 @@ fn the_embedded_default_is_complete_and_valid() {
             "stream_t4_wide",
             "stream_t4",
             "splitk2_per32",
+            "tma_64x64_b2",
+            "wgmma_i12_128x64_producer",
+            "wgmma_i12_128x64_producer",
             "splitk2_per32",
             "llamacpp",
-            "llamacpp"
+            "llamacpp",
+            "wgmma_i12_128x96_tail_producer",
         ]
     );
     for n in [1, 3, 5, 17, 65, 129, 65536] {
@@ -830,7 +840,7 @@ fn bad_configs_get_their_sentences() {
         ),
         (
             rule(&format!("{base}tokns = 3\nvariant = \"r56\"")),
-            "rule 1 'r': unknown key `tokns`; a rule takes name, arch, layout, tokens, m, k, variant",
+            "rule 1 'r': unknown key `tokns`; a rule takes name, arch, layout, tokens, m, k, k_multiple, variant",
         ),
         (
             rule("arch = \"sm_86\"\ntokens = 1\nvariant = \"r56\""),

@@ -23,7 +23,11 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
             let report = inspect(&variant, arch, true, None)
                 .unwrap_or_else(|e| panic!("{} on {arch} does not compile: {e}", variant.name));
             problems.extend(report.problems());
-            for (entry, layout) in report.entries.iter().zip(["raw", "padded"]) {
+            for (entry, layout) in report
+                .entries
+                .iter()
+                .zip(mmqgen::compile::inspect::ENTRY_LAYOUTS)
+            {
                 let Some(sass) = &entry.sass else {
                     assert!(
                         !require_sass,
@@ -44,7 +48,7 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                         } else {
                             assert!(sass.imma_16832_s8 > 0, "{at}: no IMMA.16832.S8.S8");
                         }
-                        if layout == "padded" {
+                        if layout != "raw" {
                             // The blocks arrive by cp.async alone: no weight byte passes through registers.
                             assert_eq!(
                                 (sass.ldg.b8, sass.ldg.b16, sass.ldg.b128),
@@ -121,6 +125,14 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                     assert!(
                         sass.ldg.b128 > 0,
                         "{at}: uint4 expand but no 128-bit global load"
+                    );
+                }
+                if layout == "raw_rows" {
+                    // Raw rows that start 16-byte aligned arrive by tensor copies, like padded blocks: no weight byte
+                    // is loaded 16 bits at a time.
+                    assert_eq!(
+                        sass.ldg.b16, 0,
+                        "{at}: raw rows by tensor copies, but 16-bit loads"
                     );
                 }
                 if layout == "raw" && !variant.engine.is_prefolded() {

@@ -50,6 +50,9 @@ pub struct KernelNames {
     pub quantize: String,
     pub raw: String,
     pub padded: String,
+    /// Raw blocks whose rows the copy engine can reach (16-byte aligned rows): the `refill = tma` engines' third
+    /// entry point, which stages them with bulk tensor copies as the padded one does.
+    pub raw_rows: Option<String>,
     pub combine: Option<String>,
 }
 
@@ -155,6 +158,9 @@ struct LayoutContext {
     block_bytes: u32,
     /// Alignment of a block in bytes: 2 for raw blocks, 16 for padded ones.
     alignment: u32,
+    /// Whether the copy engine brings a stage's (or a ring's) blocks: padded blocks, and raw ones whose rows are
+    /// 16-byte aligned (`raw_rows`).
+    bulk_copies: bool,
     /// Bytes per load when reading 32 weight bytes of a block.
     run_width: u32,
     /// Scale arm read from the block (`narrow` or `wide`), or `plane`.
@@ -370,12 +376,13 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
         ScaleFetch::Plane => "plane",
         _ => "narrow",
     };
-    vec![
+    let mut layouts = vec![
         LayoutContext {
             name: "raw",
             struct_name: "RawLayout",
             block_bytes: q6k::BLOCK_BYTES as u32,
             alignment: 2,
+            bulk_copies: false,
             run_width: 2,
             fetch: raw_fetch,
             block_piece: 2,
@@ -385,11 +392,33 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
             struct_name: "PaddedLayout",
             block_bytes: PADDED_BLOCK_BYTES,
             alignment: 16,
+            bulk_copies: true,
             run_width: desc.expand.bytes(),
             fetch: desc.scale_fetch.keyword(),
             block_piece: 16,
         },
-    ]
+    ];
+    if has_raw_rows_entry(desc) {
+        layouts.push(LayoutContext {
+            name: "raw_rows",
+            struct_name: "RawRowsLayout",
+            block_bytes: q6k::BLOCK_BYTES as u32,
+            alignment: 2,
+            bulk_copies: true,
+            run_width: 2,
+            fetch: raw_fetch,
+            block_piece: 2,
+        });
+    }
+    layouts
+}
+
+/// Whether `desc` has the `raw_rows` entry point: the stage engines whose blocks arrive by bulk tensor copies
+/// (`refill = tma`, not the rings), which can read raw rows the same way when each row starts 16-byte aligned: a
+/// box of a row's block starts at any 2-byte element of it and lands at the stage's row stride, as a padded block
+/// does (the bytes after the 210 are the next block's, which no lane reads).
+pub fn has_raw_rows_entry(desc: &VariantDescription) -> bool {
+    desc.refill == Refill::Tma && desc.engine != Engine::StreamRing
 }
 
 /// Whether a ring of `threads` names one block an SM in its launch bounds (docs/PERF.md decode log 42): left out,
@@ -677,6 +706,7 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
             quantize: desc.mode.quantizer_kernel(),
             raw: format!("{canonical}_raw"),
             padded: format!("{canonical}_padded"),
+            raw_rows: has_raw_rows_entry(desc).then(|| format!("{canonical}_raw_rows")),
             combine: (desc.ksplit > 1).then(|| format!("{canonical}_combine")),
         },
         shared_bytes: layout.total_bytes,

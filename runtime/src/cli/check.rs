@@ -81,7 +81,11 @@ pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
                     continue;
                 }
             };
-            for (entry, layout) in report.entries.iter().zip(["raw", "padded"]) {
+            for (entry, layout) in report
+                .entries
+                .iter()
+                .zip(crate::compile::inspect::ENTRY_LAYOUTS)
+            {
                 let r = &entry.resources;
                 let sass = match &entry.sass {
                     Some(s) => format!(

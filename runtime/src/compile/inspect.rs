@@ -8,6 +8,9 @@ use crate::compile::cache::{CacheError, CacheOutcome, CubinCache};
 use crate::compile::variant::{compile_variant, CompiledVariant, VariantCompileError};
 use crate::compile::{parse_sass, sass_dump, CompileError, KernelResources, SassSummary};
 
+/// The layouts of [`VariantReport::entries`], in order.
+pub const ENTRY_LAYOUTS: [&str; 3] = ["raw", "padded", "raw_rows"];
+
 /// One entry point's report on one architecture.
 #[derive(Clone, Debug)]
 pub struct EntryReport {
@@ -24,7 +27,7 @@ pub struct VariantReport {
     pub canonical: String,
     pub arch: Arch,
     pub rendered: RenderedVariant,
-    /// The two matmul entry points (raw, padded).
+    /// The matmul entry points: raw, padded, then raw_rows where the variant has it ([`ENTRY_LAYOUTS`]).
     pub entries: Vec<EntryReport>,
     pub allow_spills: bool,
     /// Whether the cubin came from the cache (None when no cache was used).
@@ -119,10 +122,15 @@ pub fn inspect(
             .cloned()
     };
     let mut entries = Vec::new();
+    let raw_rows = rendered.kernels.raw_rows.as_ref();
     for (kernel, twin) in [
-        (&rendered.kernels.raw, &rendered.kernels.padded),
-        (&rendered.kernels.padded, &rendered.kernels.raw),
-    ] {
+        Some((&rendered.kernels.raw, &rendered.kernels.padded)),
+        Some((&rendered.kernels.padded, &rendered.kernels.raw)),
+        raw_rows.map(|r| (r, &rendered.kernels.padded)),
+    ]
+    .into_iter()
+    .flatten()
+    {
         // Where both layouts run the same code (the prefolded engine), NVVM may merge the two entry points and
         // ptxas then reports one of them: the other has the same resources.
         let resources = find(kernel)
@@ -143,11 +151,9 @@ pub fn inspect(
                         .join(", "),
                 }
             })?;
-        let sass = sass.as_ref().and_then(|all| {
-            all.iter()
-                .find(|s| s.function.contains(kernel.as_str()))
-                .cloned()
-        });
+        let sass = sass
+            .as_ref()
+            .and_then(|all| all.iter().find(|s| s.function == *kernel).cloned());
         entries.push(EntryReport {
             kernel: kernel.clone(),
             resources,

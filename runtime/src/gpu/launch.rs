@@ -19,11 +19,11 @@ use cudarc::driver::{
     DevicePtrMut, LaunchConfig,
 };
 use cudarc::nvrtc::Ptx;
-use mmqgen_codegen::render::{render, RenderError, RenderedVariant};
+use mmqgen_codegen::render::{has_raw_rows_entry, render, RenderError, RenderedVariant};
 use mmqgen_codegen::validate::MAX_TAIL_PARTS;
 use mmqgen_codegen::{
     canonical_name, ring_shared_bytes, shared_layout, Engine, NumericsMode, Quantizer, Refill,
-    ScaleFetch, VariantDescription, SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
+    ScaleFetch, VariantDescription, PADDED_BLOCK_BYTES, SEGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 use mmqgen_reference::activations::QuantizedActivations;
 
@@ -231,6 +231,8 @@ pub struct EntryPoints {
     pub raw: String,
     /// `{canonical}_padded`.
     pub padded: String,
+    /// `{canonical}_raw_rows`, only for the `refill = tma` stage engines (raw rows that start 16-byte aligned).
+    pub raw_rows: Option<String>,
     /// `{canonical}_combine`, only when `ksplit > 1`.
     pub combine: Option<String>,
 }
@@ -242,6 +244,7 @@ impl EntryPoints {
             quantize: desc.mode.quantizer_kernel(),
             raw: format!("{canonical}_raw"),
             padded: format!("{canonical}_padded"),
+            raw_rows: has_raw_rows_entry(desc).then(|| format!("{canonical}_raw_rows")),
             combine: (desc.ksplit > 1).then(|| format!("{canonical}_combine")),
         }
     }
@@ -520,6 +523,13 @@ fn check_buffer(
     }
 }
 
+/// Whether the copy engine can read raw rows of K at `weights`: the matrix 16-byte aligned and each row a multiple
+/// of 16 bytes long (K a multiple of 2048: eight 210-byte blocks), as a tensor map's address and row stride must be.
+pub fn raw_rows_reachable(weights: u64, k: usize) -> bool {
+    weights.is_multiple_of(16)
+        && (k / SUPERBLOCK_K as usize * Layout::Raw.block_bytes()).is_multiple_of(16)
+}
+
 /// The activations hold `n` tokens of K.
 fn check_x(x: DeviceRef<f32>, n: usize, k: usize) -> Result<(), ShapeError> {
     check_buffer("activations", x.len(), n * k, || {
@@ -576,6 +586,8 @@ pub struct LoadedVariant {
     quantize: Kernel,
     raw: Kernel,
     padded: Kernel,
+    /// The `refill = tma` stage engines' entry for raw rows that start 16-byte aligned.
+    raw_rows: Option<Kernel>,
     combine: Option<Kernel>,
     dynamic_shared: u32,
     group: u32,
@@ -693,6 +705,7 @@ impl LoadedVariant {
         let quantize = find(&entry.quantize)?;
         let raw = find(&entry.raw)?;
         let padded = find(&entry.padded)?;
+        let raw_rows = entry.raw_rows.as_deref().map(find).transpose()?;
         let combine = entry.combine.as_deref().map(find).transpose()?;
         if desc.ksplit > 1 && combine.is_none() {
             return Err(LaunchError::MissingKernel {
@@ -707,6 +720,9 @@ impl LoadedVariant {
             (&padded, desc.threads()),
             (&quantize, 32),
         ];
+        if let Some(r) = &raw_rows {
+            checks.push((r, desc.threads()));
+        }
         if let Some(c) = &combine {
             checks.push((c, COMBINE_THREADS));
         }
@@ -735,7 +751,10 @@ impl LoadedVariant {
         } else {
             dynamic_shared
         };
-        for k in [&raw, &padded] {
+        for k in [Some(&raw), Some(&padded), raw_rows.as_ref()]
+            .into_iter()
+            .flatten()
+        {
             let total = k.info.static_shared_bytes as u64 + dynamic_shared as u64;
             if total > info.max_shared_per_block_optin as u64 {
                 return Err(LaunchError::SharedMemory {
@@ -792,6 +811,7 @@ impl LoadedVariant {
             quantize,
             raw,
             padded,
+            raw_rows,
             combine,
             dynamic_shared,
             group: desc.mode.activation_group(),
@@ -1091,10 +1111,6 @@ impl LoadedVariant {
                 1,
             );
         }
-        let kernel = match weights.layout() {
-            Layout::Raw => &self.raw,
-            Layout::Padded => &self.padded,
-        };
         let null: u64 = 0;
         let plane = if self.desc.scale_fetch == ScaleFetch::Plane {
             weights.plane_for(self.desc.mode)
@@ -1133,13 +1149,27 @@ impl LoadedVariant {
             _ => None,
         };
         let segments_ptr = segments_view.as_ref().map_or(null, |(p, _)| *p);
+        // The layout's entry point; raw rows that the copy engine can reach take the raw_rows one where the
+        // variant has it.
+        let (kernel, block_bytes) = match weights.layout() {
+            Layout::Padded => (&self.padded, Some(PADDED_BLOCK_BYTES)),
+            Layout::Raw => match &self.raw_rows {
+                Some(raw_rows) if raw_rows_reachable(weights_ptr, k) => {
+                    (raw_rows, Some(Layout::Raw.block_bytes() as u32))
+                }
+                _ => (&self.raw, None),
+            },
+        };
         // refill = tma: the entry points also take the call's tensor maps (docs/KERNELS.md); the raw one's
         // weights map stays zero (it copies its 2-byte aligned blocks itself).
-        let padded_weights = (weights.layout() == Layout::Padded).then_some(weights_ptr);
+        let mapped_weights = block_bytes.map(|bytes| tensor_maps::MappedWeights {
+            address: weights_ptr,
+            block_bytes: bytes,
+        });
         let maps = match &self.tma_boxes {
             Some(boxes) => Some(
                 boxes
-                    .encode(padded_weights, act_q, act_d, m, n, k)
+                    .encode(mapped_weights, act_q, act_d, m, n, k)
                     .map_err(|e| LaunchError::TensorMap {
                         variant: self.desc.name.to_string(),
                         map: e.map,
@@ -1447,6 +1477,7 @@ pub fn rendered_entry_points(rendered: &RenderedVariant) -> EntryPoints {
         quantize: rendered.kernels.quantize.clone(),
         raw: rendered.kernels.raw.clone(),
         padded: rendered.kernels.padded.clone(),
+        raw_rows: rendered.kernels.raw_rows.clone(),
         combine: rendered.kernels.combine.clone(),
     }
 }

@@ -10,8 +10,7 @@ use cudarc::driver::sys::{
 };
 use mmqgen_codegen::layout::{token_box_chunks, window_token_box};
 use mmqgen_codegen::{
-    shared_layout, Refill, RingLanes, VariantDescription, PADDED_BLOCK_BYTES,
-    RING_FRAGMENT_SUPERBLOCKS, SUPERBLOCK_K,
+    shared_layout, Refill, RingLanes, VariantDescription, RING_FRAGMENT_SUPERBLOCKS, SUPERBLOCK_K,
 };
 
 /// The kernel's `TensorMaps` parameter: three `CUtensorMap`s of 128 bytes, 64-byte aligned.
@@ -99,7 +98,16 @@ impl MapSpec {
     }
 }
 
-/// The three maps of one call, before the driver encodes them; the weights' is `None` for raw weights.
+/// Weights the copy engine reads: the matrix's address and its blocks' bytes (224 padded; 210 for raw rows that
+/// start 16-byte aligned, whose boxes start at any 16-bit element of a row).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MappedWeights {
+    pub address: u64,
+    pub block_bytes: u32,
+}
+
+/// The three maps of one call, before the driver encodes them; the weights' is `None` for raw weights the kernel
+/// copies itself.
 struct CallMaps {
     weights: Option<MapSpec>,
     tokens: MapSpec,
@@ -205,7 +213,7 @@ impl Boxes {
     /// the other two.
     pub fn encode(
         &self,
-        weights: Option<u64>,
+        weights: Option<MappedWeights>,
         act_q: u64,
         act_d: u64,
         m: usize,
@@ -226,7 +234,7 @@ impl Boxes {
     /// What [`Self::encode`] hands the driver.
     fn maps(
         &self,
-        weights: Option<u64>,
+        weights: Option<MappedWeights>,
         act_q: u64,
         act_d: u64,
         m: usize,
@@ -236,13 +244,13 @@ impl Boxes {
         let superblocks = (k / SUPERBLOCK_K as usize) as u64;
         // The blocks and the tokens are read as 16-bit elements (a box's row may then be up to 512 bytes), a fragment
         // ring's tokens as 32-bit ones (its rows are 528 bytes).
-        let weights = weights.map(|address| MapSpec {
+        let weights = weights.map(|w| MapSpec {
             name: "weights",
             data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
-            address,
-            row_elements: superblocks * u64::from(PADDED_BLOCK_BYTES) / 2,
+            address: w.address,
+            row_elements: superblocks * u64::from(w.block_bytes) / 2,
             rows: m as u64,
-            row_bytes: superblocks * u64::from(PADDED_BLOCK_BYTES),
+            row_bytes: superblocks * u64::from(w.block_bytes),
             box_elements: self.weight_elements,
             box_rows: self.weight_rows,
             swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
@@ -338,7 +346,19 @@ mod tests {
             token_groups: None,
         };
         for n in 1..=300 {
-            let scales = boxes.maps(Some(0), 0, 0, 128, n, 4096).scales;
+            let scales = boxes
+                .maps(
+                    Some(MappedWeights {
+                        address: 0,
+                        block_bytes: 224,
+                    }),
+                    0,
+                    0,
+                    128,
+                    n,
+                    4096,
+                )
+                .scales;
             let last = (0..n).map(scale_position).max().unwrap_or(0) as u64;
             assert!(scales.row_elements > last, "n = {n}");
             assert_eq!(scales.row_bytes, scales.row_elements * 4, "n = {n}");
@@ -371,7 +391,17 @@ mod tests {
         };
         mmqgen_codegen::validate(&desc).unwrap();
         let boxes = Boxes::of(&desc).unwrap();
-        let maps = boxes.maps(Some(0), 0, 0, 14336, 13, 4096);
+        let maps = boxes.maps(
+            Some(MappedWeights {
+                address: 0,
+                block_bytes: 224,
+            }),
+            0,
+            0,
+            14336,
+            13,
+            4096,
+        );
         let weights = maps.weights.unwrap();
         // Two super-blocks of 16 rows and the next 16 bytes (the pad a row's slots have), as 16-bit elements.
         assert_eq!((weights.box_elements, weights.box_rows), (232, 16));
@@ -403,9 +433,18 @@ mod tests {
             ..VariantDescription::DEFAULTS
         };
         mmqgen_codegen::validate(&desc).unwrap();
+        let raw_rows = MappedWeights {
+            address: 0,
+            block_bytes: 210,
+        };
         let maps = Boxes::of(&desc)
             .unwrap()
-            .maps(Some(0), 0, 0, 4096, 77, 4096);
+            .maps(Some(raw_rows), 0, 0, 4096, 77, 4096);
+        // Raw rows: 16 blocks of 210 bytes a row (3360 bytes, a multiple of 16), boxes of a block and the next bytes.
+        let weights = maps.weights.as_ref().unwrap();
+        assert_eq!((weights.row_bytes, weights.row_elements), (3360, 1680));
+        assert_eq!(weights.box_rows, 128);
+        assert!(weights.box_elements * 2 >= 210 && (weights.box_elements * 2).is_multiple_of(16));
         // Two chunks' 128 bytes (64 16-bit elements: both planes of each) of each of the 64 tokens' rows, 128-byte
         // swizzled, for each of the window's four chunk pairs.
         assert_eq!((maps.tokens.box_elements, maps.tokens.box_rows), (64, 64));

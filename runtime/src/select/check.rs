@@ -302,6 +302,11 @@ impl Config {
                     }
                 }
             }
+            // A rule for some K of its range only (k_multiple) covers no box whole: it hides no later rule and
+            // fills no gap.
+            if rule.k_multiple.is_some() {
+                continue;
+            }
             for layout in &layouts {
                 per_arch
                     .get_mut(&(rule.arch, *layout))
@@ -363,7 +368,9 @@ impl Config {
             self.rules
                 .iter()
                 .zip(boxes)
-                .filter(move |(r, _)| r.arch == arch && r.takes_layout(layout))
+                .filter(move |(r, _)| {
+                    r.arch == arch && r.takes_layout(layout) && r.k_multiple.is_none()
+                })
                 .filter_map(|(_, b)| b.as_ref().ok())
         };
         let mut covered: Vec<(u64, u64)> = of_arch()

@@ -13,6 +13,7 @@
 //! tokens = { min = 129 }  # n; also [129, 4096] (inclusive) or 512 (exactly)
 //! m = 4096                # optional, same forms; omitted = any m
 //! k = [4096, 14336]       # optional, same forms; omitted = any K
+//! k_multiple = 2048       # optional: only K that are multiples of it (raw rows the copy engine reaches)
 //! variant = "fold_per32"  # declared or canonical name
 //! ```
 //!
@@ -170,7 +171,11 @@ impl Config {
         self.rules
             .iter()
             .filter(|r| {
-                r.arch == arch && r.takes_layout(layout) && r.m.contains(m) && r.k.contains(k)
+                r.arch == arch
+                    && r.takes_layout(layout)
+                    && r.m.contains(m)
+                    && r.k.contains(k)
+                    && r.takes_k_multiple(k)
             })
             .map(|r| &r.variant)
             .collect()

@@ -2,7 +2,16 @@
 
 use super::*;
 
-pub(super) const RULE_KEYS: [&str; 7] = ["name", "arch", "layout", "tokens", "m", "k", "variant"];
+pub(super) const RULE_KEYS: [&str; 8] = [
+    "name",
+    "arch",
+    "layout",
+    "tokens",
+    "m",
+    "k",
+    "k_multiple",
+    "variant",
+];
 
 /// An inclusive range of a shape dimension; `max: None` is open-ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +70,9 @@ pub struct Rule {
     pub tokens: Bounds,
     pub m: Bounds,
     pub k: Bounds,
+    /// Only K that are multiples of this (`k_multiple = 2048`: raw rows of eight blocks, 16-byte aligned, which the
+    /// copy engine reaches); `None`: any K.
+    pub k_multiple: Option<u64>,
     /// The variant name as written in the rule.
     pub variant_name: String,
     pub variant: VariantDescription,
@@ -89,6 +101,9 @@ impl Rule {
         if !self.k.is_any() {
             s += &format!(", k {}", self.k);
         }
+        if let Some(q) = self.k_multiple {
+            s += &format!(", k a multiple of {q}");
+        }
         format!("{s} -> {}", self.variant.name)
     }
 
@@ -112,6 +127,12 @@ impl Rule {
         }
         if !self.k.contains(k) {
             why.push(format!("k {} does not contain k = {k}", self.k));
+        }
+        if !self.takes_k_multiple(k) {
+            why.push(format!(
+                "k = {k} is not a multiple of {}",
+                self.k_multiple.unwrap_or(1)
+            ));
         }
         why
     }
@@ -143,6 +164,12 @@ impl Rule {
             && self.tokens.contains(n)
             && self.m.contains(m)
             && self.k.contains(k)
+            && self.takes_k_multiple(k)
+    }
+
+    /// Whether K is a multiple of the rule's `k_multiple` (always, without one).
+    pub fn takes_k_multiple(&self, k: u64) -> bool {
+        self.k_multiple.is_none_or(|q| k.is_multiple_of(q))
     }
 
     /// Whether the rule serves weights registered in `layout`.
@@ -192,6 +219,8 @@ pub enum RuleProblem {
     },
     #[error("the name '{name}' is already used by rule {first}; rule names must be unique")]
     DuplicateName { name: String, first: usize },
+    #[error("`k_multiple` must be a multiple of 256 from 256 to 2^20, such as k_multiple = 2048; got {got}")]
+    BadKMultiple { got: String },
 }
 
 pub(super) fn join_and(items: &[String]) -> String {
@@ -351,6 +380,15 @@ pub(super) fn parse_rule(
         .map(|v| parse_bounds("k", v))
         .transpose()?
         .unwrap_or(Bounds::ANY);
+    let k_multiple = table
+        .get("k_multiple")
+        .map(|v| match v.as_integer() {
+            Some(q) if (256..=1 << 20).contains(&q) && q % 256 == 0 => Ok(q as u64),
+            _ => Err(RuleProblem::BadKMultiple {
+                got: shown(&v.to_string()),
+            }),
+        })
+        .transpose()?;
     let variant_name =
         string_key(table, "variant", "fold_per32")?.ok_or(RuleProblem::MissingKey {
             key: "variant",
@@ -381,6 +419,7 @@ pub(super) fn parse_rule(
         tokens,
         m,
         k,
+        k_multiple,
         variant_name: variant_name.to_string(),
         variant: variant.clone(),
     })
