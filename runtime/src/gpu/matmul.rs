@@ -101,6 +101,9 @@ pub struct Mmq {
     /// Keyed by the stream's `CUstream`.
     workspaces: Mutex<HashMap<usize, StreamWorkspace>>,
     multiprocessors: u32,
+    /// Whether a rule of this architecture for raw weights picks a variant that reads a plane: only then does a
+    /// borrowed registration look for one (a call on device pointers registers its weights each time).
+    raw_rules_read_planes: bool,
 }
 
 /// Locks `mutex`, taking the data of a poisoned one (a panicking caller cannot leave these maps half-written:
@@ -129,6 +132,11 @@ impl Mmq {
         // SAFETY: only changes whether cudarc records events for buffers allocated in this context from now on.
         unsafe { gpu.context().disable_event_tracking() };
         let multiprocessors = multiprocessors(gpu.stream())?;
+        let raw_rules_read_planes = config
+            .rules
+            .iter()
+            .filter(|r| r.arch == arch && r.takes_layout(Layout::Raw))
+            .any(|r| !planes_read(&r.variant).is_empty());
         Ok(Mmq {
             gpu,
             arch,
@@ -138,6 +146,7 @@ impl Mmq {
             picks: Mutex::new(HashMap::new()),
             workspaces: Mutex::new(HashMap::new()),
             multiprocessors,
+            raw_rules_read_planes,
         })
     }
 
@@ -239,14 +248,16 @@ impl Mmq {
             m,
             k,
         )?;
-        if let Some(plane) = self
-            .config
-            .variants_for(self.arch, Layout::Raw, m as u64, k as u64)
-            .into_iter()
-            .flat_map(planes_read)
-            .next()
-        {
-            return Err(WeightsError::BorrowedPlane { plane }.into());
+        if self.raw_rules_read_planes {
+            if let Some(plane) = self
+                .config
+                .variants_for(self.arch, Layout::Raw, m as u64, k as u64)
+                .into_iter()
+                .flat_map(planes_read)
+                .next()
+            {
+                return Err(WeightsError::BorrowedPlane { plane }.into());
+            }
         }
         Ok(Q6kMatrix { mmq: self, weights })
     }
