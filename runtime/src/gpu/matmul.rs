@@ -218,6 +218,23 @@ impl Mmq {
     /// nothing allocated. The matrix borrows `weights`, which must not change while it is used. Refused with a
     /// sentence when a variant the config can pick for this m and K reads a precomputed plane (the embedded
     /// default's raw picks read none).
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let (m, k, n) = (4096, 4096, 8);
+    /// # let gguf_bytes = vec![0u8; m * k / 256 * 210];
+    /// let mmq = mmqgen::Mmq::new(0)?; // GPU 0's primary context, the embedded selection
+    /// let stream = mmq.gpu().context().new_stream()?;
+    /// // The engine's own copy of the tensor, as it loaded it (here from host bytes; any cudarc slice or view).
+    /// let blocks = stream.clone_htod(&gguf_bytes)?;
+    /// let w = mmq.register_device(&blocks, m, k)?; // borrowed in place: nothing copied or allocated
+    /// mmq.reserve(&stream, m, 512, k)?; // optional: calls up to n = 512 allocate nothing (graph capture)
+    /// let x = stream.alloc_zeros::<f32>(n * k)?; // [n][K] activations
+    /// let mut out = stream.alloc_zeros::<f32>(n * m)?; // [n][m] output
+    /// let variant = w.matmul(&x, &mut out, n, &stream)?; // enqueued on `stream`; returns the variant that ran
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn register_device<'a, W: DevicePtr<u8>>(
         &'a self,
         weights: &'a W,
