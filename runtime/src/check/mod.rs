@@ -1,4 +1,4 @@
-//! GPU parity (DECISIONS.md 11): a variant's outputs, and the activations its quantizer wrote, must equal the
+//! GPU parity (docs/DESIGN.md D11): a variant's outputs, and the activations its quantizer wrote, must equal the
 //! CPU reference bit for bit.
 //!
 //! One case is a variant, a weight layout, a shape (m, n, K) and a seed. The inputs are the reference's digest

@@ -28,8 +28,8 @@
 //!
 //! Reported per contestant: median, p20, p80 (linear interpolation between closest ranks) and n, TFLOPS at
 //! `2*m*n*K`, the ratio to cuBLAS bf16 and f16 (`cuBLAS time / time`: above 1 is faster than cuBLAS), and the
-//! llama.cpp q6_K time quoted from ANCHORS.md section 4 with `llama.cpp time / time` (a quoted anchor, not
-//! measured in this run). A cuBLAS bf16 figure more than 20% below the directly called bf16 anchor of ANCHORS.md
+//! llama.cpp q6_K time quoted from docs/DESIGN.md R4 with `llama.cpp time / time` (a quoted anchor, not
+//! measured in this run). A cuBLAS bf16 figure more than 20% below the directly called bf16 anchor of docs/DESIGN.md R4
 //! section 4 marks the baseline as suspect.
 //!
 //! Everything that needs no GPU (statistics, anchors, the landing and suspect rules, the cuBLAS argument

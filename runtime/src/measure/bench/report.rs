@@ -288,7 +288,7 @@ impl BenchReport {
             .collect();
         if !unanchored.is_empty() {
             notes.push(format!(
-                "ANCHORS.md section 4 has no directly called bf16 figure for {}, so the cuBLAS baseline is not \
+                "docs/DESIGN.md R4 has no directly called bf16 figure for {}, so the cuBLAS baseline is not \
                  checked there",
                 unanchored.join(", ")
             ));
