@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Issue 11's target 3 from one lease's outputs, as docs/PERF.md tabulates it: for each shape of DIR/bench.jsonl
-(`mmqgen bench --picks ... --json`), the config's pick (its table in DIR/bench.md), its median, llama.cpp's time
-from the same lease (DIR/llamacpp.txt, scripts/lease.sh's bench_nine_beside_llama), the ratio to it, cuBLAS
+(`mmqgen bench --picks ... --json`), the config's pick (its table in DIR/bench.md, or PREFIX-picks.md), its median, llama.cpp's time
+from the same lease (DIR/llamacpp.txt, scripts/device/lease.sh's bench_nine_beside_llama), the ratio to it, cuBLAS
 bf16's median from the same bench run and the ratio to that; bold where the target holds (1.6x llama.cpp, 0.35x
-cuBLAS bf16). `bench --picks` itself quotes llama.cpp from ANCHORS.md, not from the lease.
+cuBLAS bf16). `bench --picks` itself quotes llama.cpp from docs/DESIGN.md R4, not from the lease.
 
-    python3 scripts/targets_table.py DIR [PREFIX]
+    python3 scripts/device/targets_table.py DIR [PREFIX]
 
-PREFIX names the files as docs/runs keeps them (`2026-12-04-s34-lease3-` reads `DIR/2026-12-04-s34-lease3-bench.jsonl`,
-...); a lease's $OUT has them bare.
+PREFIX names the files as docs/runs keeps them (`2026-12-04-h200-prefill-ea4b338-` reads
+`DIR/2026-12-04-h200-prefill-ea4b338-bench.jsonl`, with the picks' table in `...-picks.md`); a lease's $OUT has
+them bare, the table in bench.md.
 """
 import json
 import os
@@ -45,9 +46,11 @@ def main():
             if row.get("status") == "timed":
                 medians[((row["m"], row["n"], row["k"]), row["variant"])] = row["median_us"]
     # The pick table: m,n,k | pick | median | x cuBLAS bf16 | llama.cpp (quoted) | x llama.cpp (quoted).
-    picks = {shape_of(c[0]): c[1].strip("`*") for c in table_rows(path("bench.md"), 6)}
+    # docs/runs keeps the pick table alone (PREFIX-picks.md); a lease's $OUT has the whole report (bench.md).
+    report = path("picks.md") if os.path.exists(path("picks.md")) else path("bench.md")
+    picks = {shape_of(c[0]): c[1].strip("`*") for c in table_rows(report, 6)}
     if not picks:
-        print("no table of the config's picks in bench.md: run the bench with --picks")
+        print(f"no table of the config's picks in {report}: run the bench with --picks")
         return
     # llama.cpp's perf script: m,n,k | q6_K µs | bf16 µs | f16 µs | TFLOPS.
     llama = {shape_of(c[0]): float(c[1]) for c in table_rows(path("llamacpp.txt"), 5)}

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """Bench runs of a lease, read back: `medians` loads DIR/<prefix>-<run>.jsonl (bench --json) as {(m, n, k, variant):
 {run: median µs}} and `by_shape` as {(m, n, k): {variant: [median µs of each run]}}, for the lease scripts' own
-tables; run as a program it tabulates an A/B as scripts/lease.sh's
+tables; run as a program it tabulates an A/B as scripts/device/lease.sh's
 ab_rounds writes it (DIR/ab-<tag>-<round>.jsonl): one row per shape and variant, each run's median, and the mean of
 every other tag over BASE's.
 
-    python3 scripts/ab_summary.py DIR [BASE]        (BASE defaults to "old")
+    python3 scripts/device/ab_summary.py DIR [BASE]        (BASE defaults to "old")
 
 With --shapes it prints, for each PREFIX (bench runs DIR/<PREFIX>-<run>.jsonl), one line a shape: every variant,
 fastest first, with its median of each run:
 
-    python3 scripts/ab_summary.py --shapes DIR PREFIX...
+    python3 scripts/device/ab_summary.py --shapes DIR PREFIX...
 """
 import collections
 import glob

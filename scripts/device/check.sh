@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# What docs/PARITY.md and docs/PERF.md record, in one run on a GPU machine without cargo: binaries built
-# elsewhere and copied into .device/ (mmqgen, api-test = the `api` integration test, mutants-test).
-# Writes its reports into $OUT (default ./device-out). Usage: MMQGEN_COMMIT=<sha> bash scripts/device-check.sh
+# The whole catalogue's proof and a first timing, in one run on a GPU machine without cargo: binaries built
+# elsewhere and copied into .device/ (mmqgen, api-test = the `api` integration test, mutants-test; see
+# scripts/device/README.md). Writes its reports into $OUT (default ./device-out).
+# Usage: MMQGEN_COMMIT=<sha> bash scripts/device/check.sh
 set -u
 OUT=${OUT:-device-out}; mkdir -p "$OUT"
 B=.device/mmqgen
