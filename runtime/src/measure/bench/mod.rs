@@ -4,9 +4,9 @@
 //! For each shape `(m, n, K)`:
 //! 1. The seeded inputs (`digest_case_inputs`: `mmqgen parity`'s weights and activations, without the rounding ties
 //!    parity plants) are
-//!    registered once per variant with [`RegisteredWeights::register_for`] (so a new engine's planes come
-//!    along), and every variant runs once through [`LoadedVariant::matmul`] on a poisoned output; a seeded
-//!    sample of outputs ([`sample_indices`], at least 1024 plus the first and last token and row) is compared
+//!    registered once per variant with [`crate::gpu::weights::RegisteredWeights::register_for`] (so a new engine's planes come
+//!    along), and every variant runs once through [`crate::gpu::launch::LoadedVariant::matmul`] on a poisoned output; a seeded
+//!    sample of outputs ([`crate::check::compare::sample_indices`], at least 1024 plus the first and last token and row) is compared
 //!    bit for bit with `reference_output`, every output must have been written, and the quantized activations
 //!    must equal the reference's. A variant that fails is reported and not timed at that shape.
 //! 2. The cuBLAS baselines get the same blocks dequantized on the CPU (`mmqgen_formats::dequantize_rows`,
@@ -35,10 +35,10 @@
 //! Everything that needs no GPU (statistics, anchors, the landing and suspect rules, the cuBLAS argument
 //! mapping, buffer-set sizing, rendering) is a plain function, tested on the host.
 //!
-//! The pieces, along a profiler's seams: [`config`] (what to time), [`shapes`] (which shapes, how many buffer
-//! sets), [`stats`], [`anchors`] and [`landing`] (numbers and the rules on them), [`provenance`] (what the run
-//! ran on), [`timer`] (spin kernel and events), [`cublas`] (the dense baseline), [`driver`] (the run itself),
-//! [`report`] (the result model) rendered by [`markdown`] and [`json`].
+//! The pieces, along a profiler's seams: `config` (what to time), `shapes` (which shapes, how many buffer
+//! sets), `stats`, `anchors` and `landing` (numbers and the rules on them), `provenance` (what the run
+//! ran on), `timer` (spin kernel and events), `cublas` (the dense baseline), `driver` (the run itself),
+//! `report` (the result model) rendered by `markdown` and `json`.
 
 mod anchors;
 mod config;

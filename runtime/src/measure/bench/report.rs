@@ -94,7 +94,7 @@ pub struct VariantResult {
     pub canonical: String,
     /// `None` when the check could not run (the reason is in `total`).
     pub parity: Option<ParitySummary>,
-    /// Quantizer + matmul (+ combine): what [`LoadedVariant::matmul`] queues.
+    /// Quantizer + matmul (+ combine): what [`crate::gpu::launch::LoadedVariant::matmul`] queues.
     pub total: Outcome,
     /// The variant's activation quantizer alone.
     pub quantizer: Outcome,
