@@ -2,7 +2,7 @@
 //!
 //! Every field reaches the generated CUDA (the test `every_field_is_real` checks it). The types are
 //! const-constructible so that `variant!` can expand to a `const`, and carry no rendering or CUDA
-//! dependencies so that the proc-macro builds fast (DECISIONS.md 9).
+//! dependencies so that the proc-macro builds fast (docs/DESIGN.md D9).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -14,7 +14,7 @@ pub enum Engine {
     Dp4a,
     /// `mma.sync m16n8k16 s8` on `q6 - 32`, scales applied after the MMA (llama.cpp's engine).
     MmaK16,
-    /// `mma.sync m16n8k32 s8` on two int8 planes with `sc*(q6-32) = 64*h + l` (ANCHORS.md 6), folded in the
+    /// `mma.sync m16n8k32 s8` on two int8 planes with `sc*(q6-32) = 64*h + l` (docs/DESIGN.md R6), folded in the
     /// kernel from the q6_K blocks.
     MmaK32Fold,
     /// The same fold done by each warp in registers, one k-step ahead of the mmas that consume it, from the q6_K
@@ -71,7 +71,7 @@ pub enum NumericsMode {
     Int12Per256,
 }
 
-/// Where the kernel gets the weight scales from (DECISIONS.md 4).
+/// Where the kernel gets the weight scales from (docs/DESIGN.md D4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScaleFetch {
     /// One byte or half-word per scale and `d`, straight from the block (the seed's r41).
@@ -251,7 +251,7 @@ pub struct VariantDescription {
     /// order (NUMERICS.md 4), so that the last wave ends sooner (docs/KERNELS.md, "The last wave").
     pub tail_parts: u32,
     pub archs: ArchSet,
-    /// An experimental variant may spill; shipped ones may not (DECISIONS.md 10).
+    /// An experimental variant may spill; shipped ones may not (docs/DESIGN.md D10).
     pub allow_spills: bool,
 }
 

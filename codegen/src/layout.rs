@@ -9,7 +9,7 @@ use crate::description::{
 /// Bytes added to every staged row so that neighbouring rows start in different banks, keeping 16-byte alignment.
 pub const ROW_PAD_BYTES: u32 = 16;
 
-/// A padded q6_K block (DECISIONS.md 2): 210 bytes, zero-padded to 16-byte alignment.
+/// A padded q6_K block (docs/DESIGN.md D2): 210 bytes, zero-padded to 16-byte alignment.
 pub const PADDED_BLOCK_BYTES: u32 = 224;
 
 /// One named region of a stage.
@@ -98,7 +98,7 @@ const fn round16(x: u32) -> u32 {
 
 /// Chunks of tokens one copy-engine box holds. The int12 engine's boxes hold two (128-byte rows: both planes of
 /// two chunks, in the 128-byte swizzle, which wgmma's descriptors read): 8-9% faster than one chunk a box in the
-/// 64-byte swizzle (docs/PERF.md, log 53; not through the copy engine's requests, session 27's probe says). In a
+/// 64-byte swizzle (docs/PERF.md, prefill log 53; not through the copy engine's requests, the probe after prefill log 55 says). In a
 /// cluster each block issues a share of one-chunk boxes (64-byte rows).
 pub fn token_box_chunks(desc: &VariantDescription) -> u32 {
     if stages_int12_tokens_by_copy_engine(desc)
@@ -710,8 +710,7 @@ mod tests {
     #[test]
     fn a_ring_loads_the_records_it_gets_at_its_longest_k_up_to_four_at_once() {
         // At K = 12288: one token over 8 warps (ring_t1) and two over 16 three; four over 16, 8 (ring_t4,
-        // ring_t4_tall) or 12 warps (ring_t4_long_k) and eight over 8 held at four; one token over 16 warps one
-        // (1.5 rounds down).
+        // ring_t4_tall) or 12 warps and eight over 8 held at four; one token over 16 warps one (1.5 rounds down).
         let pieces = |tile_n, warps_m| ring_record_pieces_at_once(&ring(32, tile_n, warps_m, 1));
         assert_eq!(
             [

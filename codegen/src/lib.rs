@@ -3,7 +3,7 @@
 //! The pipeline a variant goes through, one module per step:
 //! - [`description`]: the typed fields a person declares;
 //! - [`fields`]: the field table, and turning written fields (macro or TOML) into a description, with sentences;
-//! - [`validate`]: which descriptions are legal;
+//! - [`mod@validate`]: which descriptions are legal;
 //! - [`layout`]: the shared-memory layout, shared by the validator and the renderer;
 //! - [`name`]: the canonical name;
 //! - [`spec_file`]: descriptions from TOML;

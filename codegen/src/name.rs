@@ -1,4 +1,4 @@
-//! Canonical names (DECISIONS.md 7): every field that changes the generated source, spelled out in a fixed
+//! Canonical names (docs/DESIGN.md D7): every field that changes the generated source, spelled out in a fixed
 //! order, CUTLASS-style, so that the name alone tells a reviewer the whole configuration. The declared name
 //! and the architecture list are left out: neither changes the source.
 

@@ -1,7 +1,7 @@
 //! Which descriptions are legal, each refusal one sentence tied to the field at fault.
 //!
 //! The same function serves the `variant!` macro (a compile error at the field), the TOML loader and the
-//! runtime, so a rule is written once. Rules follow DECISIONS.md 2-4 and 9-10 and the shapes the templates
+//! runtime, so a rule is written once. Rules follow docs/DESIGN.md D2-D4 and D9-D10 and the shapes the templates
 //! can render; the shared-memory rule uses the renderer's own layout function.
 
 use crate::description::*;

@@ -438,7 +438,7 @@ fn spanned(input: &TokenStream, fields: &[Field], errors: Vec<FieldError>) -> sy
 /// How the calling crate reaches `mmqgen_codegen`: `crate` inside mmqgen-codegen, `crate::codegen` inside
 /// mmqgen (whose library re-exports it as `codegen`), else the dependency's name, preferring a direct
 /// mmqgen-codegen dependency over mmqgen: it names the types without a re-export, and it is the only one a
-/// trybuild crate should have (DECISIONS.md 9).
+/// trybuild crate should have (docs/DESIGN.md D9).
 fn codegen_path() -> TokenStream {
     use proc_macro_crate::{crate_name, FoundCrate};
     // proc-macro-crate answers `Itself` for every target of the package except integration tests; a binary

@@ -3,7 +3,7 @@
 //! with `TRYBUILD=overwrite cargo test -p mmqgen-macros --test trybuild`, then read every changed `.stderr`.
 //!
 //! They live in the macro crate because trybuild builds the crate's dependencies (dev ones too) a second
-//! time: here that is only `mmqgen_codegen` without rendering, never the runtime or cudarc (DECISIONS.md 9).
+//! time: here that is only `mmqgen_codegen` without rendering, never the runtime or cudarc (docs/DESIGN.md D9).
 //! The pinned toolchain keeps the rustc output stable.
 
 #[test]

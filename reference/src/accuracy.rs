@@ -1,4 +1,4 @@
-//! The accuracy gate (DECISIONS.md 6, NUMERICS.md 6): how far each mode's bits are from the real product.
+//! The accuracy gate (docs/DESIGN.md D6, NUMERICS.md 6): how far each mode's bits are from the real product.
 //!
 //! Bit-exactness says every kernel of a mode agrees with the reference; it says nothing about whether the mode is
 //! a good approximation. This module measures that: NMSE of each mode's reference output against an f64 product
@@ -15,7 +15,7 @@ use mmqgen_codegen::NumericsMode;
 pub const NMSE_GATE: f64 = 5e-4;
 
 /// The most activation-side NMSE the embedded default's mode may add at 16 outlier channels per 4096
-/// (DECISIONS.md 13): half of q6_K's own weight rounding (3.1e-4).
+/// (docs/DESIGN.md D13): half of q6_K's own weight rounding (3.1e-4).
 pub const DEFAULT_ACTIVATION_NMSE_CAP: f64 = 1.5e-4;
 
 /// One line of the accuracy table.
@@ -28,7 +28,7 @@ pub struct AccuracyRow {
     pub nmse_4: f64,
     /// NMSE with 16 outlier channels per 4096.
     pub nmse_16: f64,
-    /// `nmse_4 <= NMSE_GATE`: the gate of DECISIONS.md 6 is on the 4-outlier data; 16 is reported beside it.
+    /// `nmse_4 <= NMSE_GATE`: the gate of docs/DESIGN.md D6 is on the 4-outlier data; 16 is reported beside it.
     pub passes_gate: bool,
 }
 
@@ -96,7 +96,7 @@ pub fn mode_nmse(
     nmse(&reference_matmul(&raw, m, n, k, &a, mode), &reference)
 }
 
-/// The activation-side NMSE that DECISIONS.md 13 caps at [`DEFAULT_ACTIVATION_NMSE_CAP`]: [`mode_nmse`] on
+/// The activation-side NMSE that docs/DESIGN.md D13 caps at [`DEFAULT_ACTIVATION_NMSE_CAP`]: [`mode_nmse`] on
 /// NUMERICS.md 6's data (m = 256, n = 64, K = 4096, seed 7) with 16 outlier channels per 4096.
 pub fn default_cap_nmse(mode: NumericsMode) -> f64 {
     mode_nmse(mode, 256, 64, 4096, 7, 16)

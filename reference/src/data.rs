@@ -1,6 +1,6 @@
 //! Seeded inputs: realistic data for the accuracy gate and full-range random blocks for bit-exact parity.
 //!
-//! Two kinds of input answer two different questions. Accuracy (DECISIONS.md 6) needs data that looks like a
+//! Two kinds of input answer two different questions. Accuracy (docs/DESIGN.md D6) needs data that looks like a
 //! model's: normal(0, 0.02) weights quantized by the ggml-faithful quantizer, and standard-normal activations
 //! with a few outlier channels. Parity needs the opposite: every `q6 - 32`, every int8 scale (including -128) and
 //! a wide spread of `d`, so that every integer and float path of a kernel is exercised; [`random_blocks`] draws

@@ -5,7 +5,7 @@
 //! - [`matmul`]: the exact integer sums and the float sequence of each numerics mode (NUMERICS.md 3-5);
 //! - [`registration`]: the weight layouts and scale planes the runtime uploads (KERNELS.md), and the refusal of
 //!   bad weights;
-//! - [`accuracy`]: each mode's NMSE against an f64 product (DECISIONS.md 6);
+//! - [`accuracy`]: each mode's NMSE against an f64 product (docs/DESIGN.md D6);
 //! - [`data`] and [`rng`]: the seeded inputs every test, the CLI and GPU parity share;
 //! - [`digest`] and [`digest_case`]: a fingerprint of an output, and the fixed cases that the snapshot test
 //!   `tests/tests/reference_digests.rs` and GPU parity both check.

@@ -1,301 +1,195 @@
-//! The project's declared variants: the seed's family (r41, r42, r56), llama.cpp's shape, the fold engine in
-//! both integer modes, split-K and small-n neighbours. Each is one `variant!`; `all()` enumerates them, the
-//! CLI and the tests walk that list, and every one has a snapshot of its generated source.
+//! The project's declared variants. Each is one `variant!`; `all()` lists them, the CLI and the tests walk that
+//! list, and every one has a snapshot of its generated source (tests/tests/snapshots). A variant stays here
+//! because a rule of the embedded default (`runtime/mmqgen.toml`) picks it, because a test or a document names
+//! it, or because it is the catalogue's example of a field value or an engine, so that the compile, SASS and
+//! GPU parity checks keep covering that code. Retired variants stay in git history
+//! (`git show c36f0f2:runtime/src/catalogue.rs`); docs/PERF.md tells what each lever measured.
 
 use crate::codegen::VariantDescription;
 use crate::variant;
 
-/// The walking skeleton: dp4a in each numerics mode, default staging.
+/// The walking skeleton: `dp4a` with the default staging, in the seed's `f32_per16` mode (its `int_per256`
+/// form is `small_n_dp4a`).
 pub const DP4A_F32_PER16: VariantDescription = variant! {
     name: "dp4a_f32_per16", engine: dp4a, mode: f32_per16, archs: [sm_80, sm_90],
 };
+/// The walking skeleton in `int_per32`; the base of two of the mutants (`check::mutants`) and of the
+/// every-field test.
 pub const DP4A_INT_PER32: VariantDescription = variant! {
     name: "dp4a_int_per32", engine: dp4a, mode: int_per32, archs: [sm_80, sm_90],
 };
-pub const DP4A_INT_PER256: VariantDescription = variant! {
-    name: "dp4a_int_per256", engine: dp4a, mode: int_per256, archs: [sm_80, sm_90],
-};
-
-/// Seed r41: uint4 weight-expand loads, narrow scale reads (d*sc in f32 per 16).
+/// The seed's r41 (docs/DESIGN.md R1): uint4 weight-expand loads, narrow scale reads (`d * sc` in f32 per 16). The
+/// base of the `swapped_fma_order` mutant and of many CLI tests.
 pub const R41: VariantDescription = variant! {
     name: "r41", engine: mma_k16, mode: f32_per16, kdr: 2, nbj: 64, tile_n: 64, warps_m: 2, warps_n: 2,
     scale_fetch: narrow, expand: uint4, archs: [sm_80, sm_90],
 };
-/// Seed r42 (reverted there, kept here to compare): the window's scales as one wide load, d as a u32.
+/// The seed's r42 (reverted there, kept here to compare): the window's scales as one wide load, `d` as a u32.
 pub const R42: VariantDescription = variant! {
     name: "r42", engine: mma_k16, mode: f32_per16, kdr: 2, nbj: 64, tile_n: 64, warps_m: 2, warps_n: 2,
     scale_fetch: wide, expand: uint4, archs: [sm_80, sm_90],
 };
-/// Seed r56: the precomputed f32 d*sc plane copied with cp.async 16 B, activations too, two stages.
+/// The seed's r56: the precomputed f32 `d * sc` plane copied with 16-byte cp.async, the activations too, two
+/// stages. The README's example variant and the base of the every-field test.
 pub const R56: VariantDescription = variant! {
     name: "r56", engine: mma_k16, mode: f32_per16, kdr: 2, nbj: 64, tile_n: 64, warps_m: 2, warps_n: 2,
     scale_fetch: plane, expand: uint4, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
     archs: [sm_80, sm_90],
 };
-/// llama.cpp's shape: 128 rows x 64 tokens, 8 warps, a super-block per step, mma k16, integer scales per 32.
-/// sm_90 only: sm_80's ptxas spills this tile. The default for raw registrations from n = 65 (decode log 18).
+/// llama.cpp's shape (docs/DESIGN.md R3): 128 rows x 64 tokens, 8 warps, a super-block a step, mma k16, integer
+/// scales per 32. sm_90 only: sm_80's ptxas spills this tile. The default for raw registrations from n = 65
+/// (rule `raw-prefill-sm90`; decode log 18).
 pub const LLAMACPP: VariantDescription = variant! {
     name: "llamacpp", engine: mma_k16, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64, warps_m: 4, warps_n: 2,
     scale_fetch: wide, expand: uint4, cp_async_activations: 16, archs: [sm_90],
 };
-/// The fold (ANCHORS.md 6) with one activation scale per 32. sm_90 only: sm_80's ptxas spills this tile.
+/// The fold (docs/DESIGN.md R6) in the kernel, one activation scale per 32: engine `mma_k32_fold` under `int_per32`.
+/// sm_90 only: sm_80's ptxas spills this tile. The selection tests' stock variant.
 pub const FOLD_PER32: VariantDescription = variant! {
     name: "fold_per32", engine: mma_k32_fold, mode: int_per32, kdr: 4, nbj: 128, tile_n: 64, warps_m: 4,
     warps_n: 2, scale_fetch: wide, expand: uint4, cp_async_activations: 16, stages: 2, archs: [sm_90],
 };
-/// The fold with one activation scale per 256: the tensor-bound candidate.
+/// The fold with one activation scale per 256 (prefill log 1: 0.62x llama.cpp, the fold repeated for every
+/// token tile). Named by the selection tests.
 pub const FOLD_PER256: VariantDescription = variant! {
     name: "fold_per256", engine: mma_k32_fold, mode: int_per256, kdr: 4, nbj: 128, tile_n: 64, warps_m: 4,
     warps_n: 2, scale_fetch: wide, expand: uint4, cp_async_activations: 16, stages: 2, archs: [sm_80, sm_90],
 };
-/// The fold per 256 with the int8 scale/d plane copied by cp.async.
+/// The fold per 256 with the int8 scale / `d` plane copied by cp.async: the fold engine's `plane` fetch.
 pub const FOLD_PER256_PLANE: VariantDescription = variant! {
     name: "fold_per256_plane", engine: mma_k32_fold, mode: int_per256, kdr: 4, nbj: 128, tile_n: 64,
     warps_m: 4, warps_n: 2, scale_fetch: plane, expand: uint4, cp_async_activations: 16, cp_async_plane: 16,
     stages: 3, archs: [sm_80, sm_90],
 };
-/// The fold done at registration: the kernel streams the h/l planes like an int8 GEMM (two m16n8k32 passes per
-/// super-block into one accumulator set: H, x64, + L), one activation scale per 256. The throughput candidate.
+/// The fold done at registration (prefill log 2): the kernel streams the h and l planes like an int8 GEMM (two
+/// m16n8k32 passes a super-block into one accumulator set: H, x64, + L), one activation scale per 256. 2.95
+/// bytes a weight on the device: never a default pick (docs/DESIGN.md D12). The base of a mutant.
 pub const PREFOLDED_PER256: VariantDescription = variant! {
     name: "prefolded_per256", engine: mma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 4, warps_n: 2, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
     archs: [sm_90],
 };
-/// Prefolded with a wider token tile (64 rows x 128 tokens): fewer re-reads of the folded weights at large n.
+/// Prefolded with a wider token tile (64 rows x 128 tokens, prefill log 3): fewer re-reads of the folded weights
+/// at large n. Named by the tune tests.
 pub const PREFOLDED_PER256_WIDE_N: VariantDescription = variant! {
     name: "prefolded_per256_wide_n", engine: mma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 64, tile_n: 128,
     warps_m: 2, warps_n: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
     archs: [sm_80, sm_90],
 };
-/// The wide tile with H and L in their own accumulators (one pass per chunk, the next chunk's fragments loaded
-/// ahead), three stages, and each refill issued a slice per chunk between the mmas: the fastest variant on the
-/// large shapes (docs/PERF.md log 12). Three stages of 69 KB fit sm_90 only.
+/// The wide prefolded tile with H and L in their own accumulators, three stages and each refill issued a slice
+/// per chunk between the mmas (prefill logs 7 and 14): the expanded engine's fastest variant, the README's
+/// example of a config that names an expanded engine, and the default-promise test's example of a variant the
+/// default must not pick. Three stages of 69 KB fit sm_90 only.
 pub const PREFOLDED_SPREAD: VariantDescription = variant! {
     name: "prefolded_spread", engine: mma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 64, tile_n: 128,
     warps_m: 2, warps_n: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 3,
     accumulator_sets: 2, refill: spread, archs: [sm_90],
 };
-/// Hopper's warpgroup MMA on the prefolded planes: 64 rows x 128 tokens, two warpgroups of m64n64, H and L in
-/// their own accumulators, three stages. Bit-exact, but 1.6-1.8x slower than the mma.sync engine so far
-/// (docs/PERF.md log 9-11): kept so that the route to wgmma speed is one declared variant away.
+/// Hopper's warpgroup MMA on the prefolded planes (engine `wgmma_k32_prefolded`, prefill log 12): 64 rows x 128
+/// tokens, two warpgroups of m64n64, H and L in their own accumulators, three stages. Bit-exact and 1.6-1.8x
+/// slower than the mma.sync engine; the catalogue's example of the engine.
 pub const WGMMA_64X128: VariantDescription = variant! {
     name: "wgmma_64x128", engine: wgmma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 64, tile_n: 128,
     warps_m: 4, warps_n: 2, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 3,
     accumulator_sets: 2, archs: [sm_90],
 };
-/// Prefolded with one activation scale per 32 (the accurate mode): one I2F and FFMA per output per chunk.
+/// Prefolded with one activation scale per 32 (prefill log 5): one I2F and FFMA per output per chunk. Named by the
+/// selection tests.
 pub const PREFOLDED_PER32: VariantDescription = variant! {
     name: "prefolded_per32", engine: mma_k32_prefolded, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
     warps_m: 2, warps_n: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
     archs: [sm_80, sm_90],
 };
-/// Prefolded for few tokens: 16 tokens per block, K split by four.
+/// Prefolded for few tokens: 16 tokens a block, K split in four. Named by the tune tests.
 pub const PREFOLDED_SMALL_N: VariantDescription = variant! {
     name: "prefolded_small_n", engine: mma_k32_prefolded, mode: int_per256, kdr: 8, nbj: 64, tile_n: 16,
     warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16,
     stages: 2, archs: [sm_80, sm_90],
 };
-/// Split-K for few tokens: K in two halves of whole segments, then the ordered combine. The default on sm_80, and
-/// for raw registrations at n = 17..64 (to 128 below m = 8192; decode log 18).
+/// Split-K for few tokens: K in two halves of whole segments, then the ordered combine. The default on sm_80
+/// (rule `any-sm80`) and for raw registrations at n = 17..64 (to 128 below m = 8192; decode log 18).
 pub const SPLITK2_PER32: VariantDescription = variant! {
     name: "splitk2_per32", engine: mma_k16, mode: int_per32, kdr: 4, nbj: 64, tile_n: 32, warps_m: 2,
     warps_n: 2, ksplit: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
     archs: [sm_80, sm_90],
 };
-/// Split-K by four with the fold per 256 (sm_90 only: sm_80's ptxas spills a predicate of it).
+/// Split-K by four on the fold engine, 32-bit weight loads (sm_90 only: sm_80's ptxas spills a predicate of it):
+/// the fold engine's split-K and `u32` expansion.
 pub const SPLITK4_FOLD_PER256: VariantDescription = variant! {
     name: "splitk4_fold_per256", engine: mma_k32_fold, mode: int_per256, kdr: 4, nbj: 64, tile_n: 16,
     warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: wide, expand: u32, cp_async_activations: 16,
     archs: [sm_90],
 };
-/// Small n (decode-like): 8 tokens per block, K split by four.
+/// Small n with mma k16 under `f32_per16`: 8 tokens a block, K split by four. Named by the selection tests.
 pub const SMALL_N_F32: VariantDescription = variant! {
     name: "small_n_f32", engine: mma_k16, mode: f32_per16, kdr: 4, nbj: 64, tile_n: 8, warps_m: 4, warps_n: 1,
     ksplit: 4, scale_fetch: plane, expand: uint4, cp_async_activations: 16, cp_async_plane: 16, stages: 2,
     archs: [sm_80, sm_90],
 };
-/// Small n with dp4a: 4 tokens per block, narrow u8 loads (the slowest, simplest arm; kept as a baseline).
+/// Small n with dp4a: 4 tokens a block, narrow u8 loads, 4-byte cp.async (the simplest arm: the catalogue's
+/// example of `expand = u8` and `cp_async_activations = 4`).
 pub const SMALL_N_DP4A: VariantDescription = variant! {
     name: "small_n_dp4a", engine: dp4a, mode: int_per256, kdr: 8, nbj: 32, tile_n: 4, warps_m: 4, warps_n: 1,
     ksplit: 2, scale_fetch: narrow, expand: u8, cp_async_activations: 4, stages: 2, archs: [sm_80, sm_90],
 };
 
-/// The compact Hopper candidates (issue 11): q6_K blocks staged as they are (0.82 bytes per weight on the device
-/// and in shared memory), folded by each warp in registers a chunk ahead of its mmas, one activation scale per 32.
-/// 128 rows x 64 tokens: 8 warps of 16 rows, so no warp folds a row another warp folds.
-pub const REGFOLD_128X64: VariantDescription = variant! {
-    name: "regfold_128x64", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
-    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
-    refill: spread, chunk_unroll: 4, archs: [sm_90],
-};
-/// 64 rows x 64 tokens, 4 warps: two blocks fit an SM.
+/// Engine `mma_k32_regfold` (prefill log 15): q6_K blocks staged as they are (0.82 bytes a weight on the device
+/// and in shared memory), folded by each warp in registers a chunk ahead of its mmas, one activation scale per
+/// 32. 64 rows x 64 tokens, 4 warps, three stages, the refill spread over the chunks. Named by the selection
+/// tests; its K-split forms are picks.
 pub const REGFOLD_64X64: VariantDescription = variant! {
     name: "regfold_64x64", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
     warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
     refill: spread, chunk_unroll: 4, archs: [sm_90],
 };
-/// 64 rows x 128 tokens, 4 x 2 warps: each row folded by two warps, half the weight re-reads of 64 tokens.
-pub const REGFOLD_64X128: VariantDescription = variant! {
-    name: "regfold_64x128", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 128,
-    warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
-    refill: spread, chunk_unroll: 4, archs: [sm_90],
-};
-/// 64 rows x 128 tokens with 4 warps of 16 x 128: each warp's fold feeds 32 mmas instead of 16, and the chunk
-/// loop is not unrolled, so that 64 outputs a lane fit the registers without a spill.
-pub const REGFOLD_16X128_WARPS: VariantDescription = variant! {
-    name: "regfold_16x128_warps", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 128,
-    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
-    refill: spread, chunk_unroll: 1, archs: [sm_90],
-};
-
-/// The sweep's winner (docs/PERF.md log 20, `examples/sweeps/regfold.toml`): 128 rows x 128 tokens, 8 warps of
-/// 16 x 128, segment totals in shared memory, two stages, the refill in one burst, the chunk loop not unrolled.
+/// The winner of `examples/sweeps/regfold.toml` (prefill log 20): 128 rows x 128 tokens, 8 warps of 16 x 128,
+/// segment totals in shared memory, two stages, the refill in one burst, the chunk loop not unrolled. The
+/// register fold's `refill = burst` example and the baseline the warpgroup engines were measured against
+/// (prefill logs 22-27).
 pub const REGFOLD_128X128: VariantDescription = variant! {
     name: "regfold_128x128", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 128,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
     totals: shared, chunk_unroll: 1, archs: [sm_90],
 };
-/// The sweep's winner at m = 14336 up to 1280 tokens: 64 x 128 with 4 warps of 16 x 128, two blocks per SM.
-pub const REGFOLD_64X128_B2: VariantDescription = variant! {
-    name: "regfold_64x128_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 128,
-    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
-    refill: spread, chunk_unroll: 1, blocks_per_sm: 2, archs: [sm_90],
-};
-
-/// 96-token tiles, 128 rows and 8 warps a block (session 7, docs/PERF.md decode log 15): at m = 14336 one tile
-/// serves n = 65..96 (106 against 128 µs for `regfold_64x128_b2` at 14336x96x4096) and two n = 129..192.
-pub const REGFOLD_128X96: VariantDescription = variant! {
-    name: "regfold_128x96", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 96,
-    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
-    totals: shared, chunk_unroll: 1, archs: [sm_90],
-};
-/// 48-token tiles: four of them serve n = 145..192 below m = 8192 (69.3 against 75.2 µs for `regfold_64x64` at
-/// 4096x192x4096, docs/PERF.md decode log 15).
-pub const REGFOLD_64X48: VariantDescription = variant! {
-    name: "regfold_64x48", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 48,
-    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 3,
-    refill: spread, chunk_unroll: 4, archs: [sm_90],
-};
-/// The register fold fed by the copy engine (`refill = tma`, docs/PERF.md log 31): each stage is three bulk tensor
-/// copies on the stage's mbarrier, issued by the last warp to finish the stage before, so no warp waits at a
-/// block barrier or issues copies. The winners of `examples/sweeps/regfold_tma.toml` (81 spill-free points timed
-/// on 19 shapes, `docs/runs/2026-12-01-s9-tma-tune.ranking.md`; tuned again in sessions 10 and 11,
-/// `docs/runs/2026-12-01-s11-tune.ranking.md`). 128 rows x 128 tokens, two stages: the default from n = 385 below
-/// m = 8192 and at n = 113..160 from it (303 against 307 µs for `tma_64x128_b2` at 4096x512x14336, 92.3 against
-/// 93.8 at 14336x128x4096) until the int12 engine took those ranges (sessions 25 and 28); now a declared point.
+/// The register fold fed by the copy engine (`refill = tma`, prefill log 31): each stage is three bulk tensor
+/// copies on the stage's mbarrier, issued by the last warp to finish the stage before, so no warp waits at a block
+/// barrier or issues copies. 128 rows x 128 tokens, two stages (prefill log 33). The `int_per32` prefill default
+/// from n = 385 until the int12 engine took it (prefill log 49); the base of a mutant and of the bench tests.
 pub const TMA_128X128: VariantDescription = variant! {
     name: "tma_128x128", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 128,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
     refill: tma, chunk_unroll: 1, archs: [sm_90],
 };
-/// 128 rows x 64 tokens, segment totals in shared memory: the default of sessions 9 and 10 at n = 33..80 from m =
-/// 8192 and 225..384 below; since the third tune (57.0 against 54.4 µs for `tma_64x64_b2` at 14336x64x4096) a
-/// declared point, not picked.
-pub const TMA_128X64: VariantDescription = variant! {
-    name: "tma_128x64", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
-    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
-    totals: shared, refill: tma, chunk_unroll: 4, archs: [sm_90],
-};
-/// 64 rows x 96 tokens, 4 warps of 16 x 96, segment totals in shared memory, two blocks an SM (the three-stage
-/// `tma_64x96` of session 9 spilled after log 35): the default at n = 81..112 and 161..224 from m = 8192 (75.1 and
-/// 143 against 92.3 and 178 µs for `tma_128x128` at 14336 x 96 / 192 x 4096) until session 28, when the int12
-/// engine took them (54.5 / 103.6 against 73.9 / 139.3 µs there, PERF.md); now a declared point.
-pub const TMA_64X96_B2: VariantDescription = variant! {
-    name: "tma_64x96_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 96,
-    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
-    blocks_per_sm: 2, totals: shared, refill: tma, chunk_unroll: 4, archs: [sm_90],
-};
-/// 64 rows x 64 tokens, 4 warps of 16 x 64, two blocks an SM (the first point of the third tune): the default at
-/// n = 33..80 from m = 8192 and 97..128 below it up to K = 14335 (65..128 at K <= 4096 since decode log 29: 34.8
-/// against 39.7 µs for `regfold_64x32_ks2` at 4096x96x4096; 54.4 / 37.7 against 57.0 / 39.2 µs for the previous
-/// picks at 14336x64x4096 and 4096x128x4096; 34.4 against 42.0 for `wgmma_i12_128x64` at 4096x128x4096, session
-/// 28). It also took 129..160 below m = 8192 and 225..384 everywhere until the int12 engine did (sessions 26, 28).
+/// 64 rows x 64 tokens, 4 warps of 16 x 64, two blocks an SM (prefill log 36): the default at n = 33..80 from
+/// m = 8192, and below it at 65..96 up to K = 4096 and 97..128 up to K = 14335 (34.8 against 39.7 µs for `regfold_64x32_ks2` at
+/// 4096x96x4096, decode log 29; 34.4 against 42.0 for `wgmma_i12_128x64` at 4096x128x4096).
 pub const TMA_64X64_B2: VariantDescription = variant! {
     name: "tma_64x64_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
     warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
     blocks_per_sm: 2, refill: tma, chunk_unroll: 4, archs: [sm_90],
 };
-/// 64 rows x 128 tokens, 4 warps of 16 x 128, two blocks an SM: the default from n = 385 at m >= 8192 (312 /
-/// 1162 / 2287 against 344 / 1175 / 2352 µs for `tma_128x128` at 14336 x 512 / 2048 / 4096 x 4096).
-pub const TMA_64X128_B2: VariantDescription = variant! {
-    name: "tma_64x128_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 128,
-    warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
-    blocks_per_sm: 2, refill: tma, chunk_unroll: 1, archs: [sm_90],
-};
-/// 64 rows x 96 tokens, 4 x 2 warps of 16 x 48: the default at n = 161..224 below m = 8192 (49.1 against 51.5 µs
-/// for `tma_64x96_b2` at 4096x192x4096) until session 28, when `wgmma_i12_128x64` took them (43.2 against 48.4 µs
-/// there, PERF.md); now a declared point.
-pub const TMA_64X96_W2: VariantDescription = variant! {
-    name: "tma_64x96_w2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 96,
-    warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
-    refill: tma, chunk_unroll: 4, archs: [sm_90],
-};
-/// 64 rows x 64 tokens, 4 x 2 warps of 16 x 32, three stages: the default of sessions 9 and 10 at n = 97..160
-/// below m = 8192; since the third tune (39.2 against 37.7 µs for `tma_64x64_b2` at 4096x128x4096) a declared
-/// point, not picked.
-pub const TMA_64X64_W2: VariantDescription = variant! {
-    name: "tma_64x64_w2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
-    warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 3,
-    refill: tma, chunk_unroll: 4, archs: [sm_90],
-};
-/// Small batches (issue 12, docs/PERF.md decode log 9): the register fold with K split in four, so that 64-row
-/// blocks of few tokens fill the 132 SMs (m = 4096 gives 64 row blocks); the combine adds the segment partials
-/// in K order. 16 tokens a block: the default at n = 3..16 (but n = 3..4 on small m and K) until session 13, when
-/// `widen_128x16` and `widen_128x16_ks4` took its ranges (docs/PERF.md decode log 27).
-pub const REGFOLD_64X16_KS4: VariantDescription = variant! {
-    name: "regfold_64x16_ks4", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 16,
-    warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
-    stages: 3, refill: spread, archs: [sm_90],
-};
-/// The same with 32 tokens a block: the default at n = 17..32 until session 13 (`widen_112x32`, `widen_64x32_ks4`).
-pub const REGFOLD_64X32_KS4: VariantDescription = variant! {
-    name: "regfold_64x32_ks4", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 32,
-    warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
-    stages: 3, refill: spread, archs: [sm_90],
-};
-/// `regfold_64x64` with K split in four: the default at n = 33..64 below m = 8192 from K = 4097 (`widen_128x16` at
-/// shorter K since decode log 29).
-pub const REGFOLD_64X64_KS4: VariantDescription = variant! {
-    name: "regfold_64x64_ks4", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
-    warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
-    stages: 3, refill: spread, chunk_unroll: 4, archs: [sm_90],
-};
-/// 32 tokens a block, K split in two: the default at n = 65..96 below m = 8192 from K = 4097 (`tma_64x64_b2` at
-/// shorter K since decode log 29).
-pub const REGFOLD_64X32_KS2: VariantDescription = variant! {
-    name: "regfold_64x32_ks2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 32,
-    warps_m: 4, warps_n: 1, ksplit: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
-    stages: 3, refill: spread, archs: [sm_90],
-};
-/// `regfold_64x64` with K split in two: the default at n = 97..128 below m = 8192.
-pub const REGFOLD_64X64_KS2: VariantDescription = variant! {
-    name: "regfold_64x64_ks2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
-    warps_m: 4, warps_n: 1, ksplit: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
-    stages: 3, refill: spread, chunk_unroll: 4, archs: [sm_90],
-};
 
-/// Small batches without the fold (issue 12, docs/PERF.md decode logs 26-27): engine `mma_k16_widen` widens each
-/// weight to q6 in [0, 63] in registers and runs one m16n8k16 per sub-block on top of an accumulator that starts
-/// at -32 * sum(x), which costs a fraction of the fold's work per weight when a warp's rows meet only 16-32
-/// tokens; copies by the copy engine, the chunk loop unrolled fully. 128 rows x 16 tokens, K whole (112 blocks at
-/// m = 14336, no combine): the default at n = 5..16 from m = 8192 (29.8 / 29.6 µs against 34.9 / 36.0 for
-/// `regfold_64x16_ks4` at 14336 x 8 / 16 x 4096), and at n = 33..64 below it up to K = 4096 (26.8 against 28.6 for
-/// `regfold_64x64_ks4` at 4096x64x4096, decode log 29).
+/// Small batches without the fold (engine `mma_k16_widen`, decode logs 26-27): each weight widened to q6 in [0, 63]
+/// in registers, one m16n8k16 per sub-block on top of an accumulator that starts at -32 * sum(x); copies by the
+/// copy engine, the chunk loop unrolled fully. 128 rows x 16 tokens, K whole: the default at n = 9..16 from m =
+/// 8192 (the fragment ring takes 3..8 there) (29.8 / 29.6 µs against 34.9 / 36.0 for the K-split register fold at 14336 x 8 / 16 x 4096), and at n =
+/// 33..64 below it up to K = 4096 (26.8 against 28.6 for `regfold_64x64_ks4` at 4096x64x4096, decode log 29).
 pub const WIDEN_128X16: VariantDescription = variant! {
     name: "widen_128x16", engine: mma_k16_widen, mode: int_per32, kdr: 8, nbj: 128, tile_n: 16,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
     refill: tma, blocks_per_sm: 2, archs: [sm_90],
 };
-/// 128 rows x 16 tokens, K split in four, four stages: the default at n = 5..16 below m = 8192 (15.9 / 15.6 µs
-/// against 17.7 / 17.5 at 4096 x 8 / 16 x 4096, 33.1 / 33.3 against 39.5 / 40.0 at K = 14336).
+/// 128 rows x 16 tokens, K split in four, four stages: the default at n = 9..16 below m = 8192 (15.9 / 15.6 µs
+/// against 17.7 / 17.5 for the K-split register fold at 4096 x 8 / 16 x 4096, 33.1 / 33.3 against 39.5 / 40.0 at
+/// K = 14336).
 pub const WIDEN_128X16_KS4: VariantDescription = variant! {
     name: "widen_128x16_ks4", engine: mma_k16_widen, mode: int_per32, kdr: 8, nbj: 128, tile_n: 16,
     warps_m: 8, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: off,
     stages: 4, refill: tma, archs: [sm_90],
 };
 /// 112 rows (7 warps) x 32 tokens, K whole: 128 blocks at m = 14336, one an SM (decode log 28). The default at
-/// n = 17..32 from m = 8192 (37.5 / 37.2 µs against 47.2 / 49.3 for `regfold_64x32_ks4` at 14336 x 24 / 32 x
-/// 4096).
+/// n = 17..32 from m = 8192 (37.5 / 37.2 µs against 47.2 / 49.3 for the K-split register fold at 14336 x 24 /
+/// 32 x 4096).
 pub const WIDEN_112X32: VariantDescription = variant! {
     name: "widen_112x32", engine: mma_k16_widen, mode: int_per32, kdr: 8, nbj: 112, tile_n: 32,
     warps_m: 7, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
@@ -308,104 +202,109 @@ pub const WIDEN_64X32_KS4: VariantDescription = variant! {
     warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: off,
     stages: 2, refill: tma, blocks_per_sm: 2, archs: [sm_90],
 };
+/// `regfold_64x64` with K split in four (decode log 9): the default at n = 33..64 below m = 8192 from K = 4097
+/// (`widen_128x16` at shorter K since decode log 29).
+pub const REGFOLD_64X64_KS4: VariantDescription = variant! {
+    name: "regfold_64x64_ks4", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
+    warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
+    stages: 3, refill: spread, chunk_unroll: 4, archs: [sm_90],
+};
+/// 32 tokens a block, K split in two (decode log 9): the default at n = 65..96 below m = 8192 from K = 4097
+/// (`tma_64x64_b2` at shorter K since decode log 29).
+pub const REGFOLD_64X32_KS2: VariantDescription = variant! {
+    name: "regfold_64x32_ks2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 32,
+    warps_m: 4, warps_n: 1, ksplit: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16,
+    stages: 3, refill: spread, archs: [sm_90],
+};
 
-/// The register fold feeding Hopper's int8 warpgroup MMA (issue 11, docs/PERF.md log 22): each warp folds its
+/// The register fold feeding Hopper's int8 warpgroup MMA under `int_per32` (prefill log 22): each warp folds its
 /// 16 rows into wgmma's A registers; two warpgroups of 64 rows x 64 tokens. Bit-exact, 0.85-0.89x
-/// `regfold_128x128`: the per-32 epilogue (combine, conversion, fma per output and chunk) still bounds it.
+/// `regfold_128x128`: the per-32 epilogue (combine, conversion, fma per output and chunk) bounds it. The
+/// catalogue's example of `wgmma_k32_regfold` under `int_per32`.
 pub const WGMMA_REGFOLD_128X64: VariantDescription = variant! {
     name: "wgmma_regfold_128x64", engine: wgmma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
     accumulator_sets: 2, totals: shared, archs: [sm_90],
 };
-/// Mode int12_per256 (docs/PERF.md logs 43-46): 12-bit activations per 256 in two int8 planes times the fold's
-/// two weight planes, four wgmmas a chunk summing the whole super-block, no per-chunk epilogue; two warpgroups of
-/// 64 rows x 64 tokens, each window brought by the copy engine (its tokens one box of chunk pairs, 128-byte
-/// swizzled: logs 53, 55), each lane's q6_K words read once a half super-block (log 49). Bit-exact, 35x the per-32
-/// mode's activation accuracy: until session 34 the default on padded weights at 129-256 tokens below m = 8192 (97-256 from K =
-/// 14336), from m = 8192 at 97-128 (81-128 below m = 14336) and at m = 8192 at 193-256, at 385-512, and at
-/// 2017-2048 below m = 8192 (76.3 µs at 4096x512x4096, 1.67x llama.cpp and 0.35x cuBLAS bf16; 286 at
-/// 4096x2048x4096; session 30, its warp index read through a shuffle so that its wgmma descriptors stay in uniform
-/// registers, log 69; 43.2 against 48.4 for `tma_64x96_w2` at 4096x192x4096, 80.3 against 90.0 for `tma_128x128` at
-/// 14336x128x4096, session 28: PERF.md). `wgmma_i12_64x128_fold` took 449-512 from it in session 29. Since session 34
-/// its producer form, `wgmma_i12_128x64_producer`, takes every range it had; it stays declared and proven, the
-/// baseline the producer is measured against.
+/// Mode `int12_per256` (prefill logs 43-49): 12-bit activations per 256 in two int8 planes times the fold's two
+/// weight planes, four wgmmas a chunk summing the whole super-block, no per-chunk epilogue; two warpgroups of 64
+/// rows x 64 tokens, each window brought by the copy engine (its tokens one box a window, 128-byte swizzled:
+/// prefill logs 53, 55), each lane's q6_K words read once a half super-block (prefill log 49), its wgmma
+/// descriptors in uniform registers (prefill log 69). Bit-exact, 35x the per-32 mode's activation accuracy. Its
+/// producer form, `wgmma_i12_128x64_producer`, takes every range it had (prefill log 79: 4.1-5.0% faster); this
+/// stays the baseline the producer is measured against and the base of three mutants.
 pub const WGMMA_I12_128X64: VariantDescription = variant! {
     name: "wgmma_i12_128x64", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,
     archs: [sm_90],
 };
-/// `wgmma_i12_128x64` with a producer warpgroup (docs/PERF.md log 79): four more warps, whose first thread waits on
+/// `wgmma_i12_128x64` with a producer warpgroup (prefill log 79): four more warps, whose first thread waits on
 /// each stage's `stage_free` mbarrier and issues its refill, so that the tile's warps only arrive on that mbarrier
 /// at a window's end instead of counting themselves out with a shared atomic and issuing the copies themselves;
-/// the producer keeps 24 registers (40 until session 36) and the tile's warps take 240 (setmaxnreg). The same
-/// bits. The default on padded weights wherever 128 x 64 was (4.1-5.0% faster: 71.9 against 74.9 µs at
-/// 4096x512x4096, 230 against 240 at 4096x512x14336, 273 against 287 at 4096x2048x4096, 877 against 924 at
-/// 14336x2048x4096; session 34).
+/// the producer keeps 24 registers (prefill log 89) and the tile's warps take 240 (setmaxnreg). The same bits.
+/// The default on padded weights at 81..128 tokens from m = 8192 (97..128 from m = 14336), 97..128 from K = 14336, 129..256 below
+/// m = 8192 (193..256 at m = 8192) and 385..512 (4.1-5.0% faster than 128 x 64: 71.9 against 74.9 µs at
+/// 4096x512x4096, 230 against 240 at 4096x512x14336).
 pub const WGMMA_I12_128X64_PRODUCER: VariantDescription = variant! {
     name: "wgmma_i12_128x64_producer", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128,
     tile_n: 64, warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,
     producer: warpgroup, archs: [sm_90],
 };
-/// The int12 engine with 96 tokens a block (docs/PERF.md logs 46-49): the fold serves half as many tokens again;
-/// the three sums of 64 x 96 leave no registers for the super-block totals, which live in shared memory (its
-/// output scales are read once before the first store to them, log 59). The default on padded weights at 257-384
-/// tokens, from m = 8192 at 129-384 (not 193-256 at m = 8192) and from m = 14336 at 81-96; from 513 tokens until
-/// session 31, when `wgmma_i12_128x96_tail` took them (520 µs at 4096^3 and 850 at 14336x2048x4096, 1.96x and 1.93x
-/// llama.cpp, PERF.md session 30;
-/// 563 against 691 for `tma_128x128` at 4096^3 in session 27; 102.8 against 176.2 for `tma_128x128` at
-/// 14336x160x4096); behind 128 x 64 at 512 tokens (99.8 against 76.3 at 4096x512x4096: 192 blocks are 1.45 waves
-/// of 132 SMs).
+/// The int12 engine with 96 tokens a block (prefill logs 46-49): the fold serves half as many tokens again; the
+/// three sums of 64 x 96 leave no registers for the super-block totals, which live in shared memory (its output
+/// scales read once before the first store to them, prefill log 59). The default on padded weights at 81..96
+/// tokens from m = 14336 and 129..384 where no 128 x 64 rule takes the shape (102.8 against 176.2 µs for
+/// `tma_128x128` at 14336x160x4096); behind 128 x 64 at 512 tokens (99.8 against 76.3 at 4096x512x4096: 192
+/// blocks are 1.45 waves of 132 SMs).
 pub const WGMMA_I12_128X96: VariantDescription = variant! {
     name: "wgmma_i12_128x96", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 96,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, totals: shared,
     archs: [sm_90],
 };
 /// `wgmma_i12_128x96` whose last wave's tiles split along K in up to three parts where they leave the wave
-/// part-full (`tail_parts`, docs/PERF.md log 74; the last part to finish adds the segment sums in K order, so the
-/// bits are 128 x 96's): the default on padded weights from 513 tokens (273 µs at 4096x2048x4096 against 286 for
-/// 128 x 96 and 284 for 128 x 64, 837 against 919 at 4096x2048x14336, 500 against 516 at 4096^3, 1641 against 1712
-/// at 4096x4096x14336; where no tile splits, 128 x 96's time: 846 against 848 at 14336x2048x4096; session 31).
+/// part-full (`tail_parts`, prefill log 74; docs/KERNELS.md, "The last wave"): 273 µs at 4096x2048x4096
+/// against 286 for 128 x 96, 837 against 919 at 4096x2048x14336. The default from 513 tokens until its producer
+/// form took it (prefill log 89: 1.1-1.4% slower than that form); kept as its baseline and the catalogue's
+/// `tail_parts` without a producer.
 pub const WGMMA_I12_128X96_TAIL: VariantDescription = variant! {
     name: "wgmma_i12_128x96_tail", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128, tile_n: 96,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, totals: shared,
     tail_parts: 3, archs: [sm_90],
 };
-/// `wgmma_i12_128x96_tail` with a producer warpgroup (docs/PERF.md log 89): the stages refilled by the producer's
-/// first thread, as in `wgmma_i12_128x64_producer`, which 128 x 96 could take once the producer kept 24 registers
-/// and left the tile's warps 240. It spills two words a window at the super-block end (none in the chunk loop),
-/// hence `allow_spills`. The same bits. The default on padded weights from 513 tokens since session 36 (1.1-1.4%
-/// faster than 128 x 96 split; with that session's two instantiations of the matmul 1.6-2.9% faster than session
-/// 35's pick: 269.0 against 273.2 µs at 4096x2048x4096, 819.5 against 841.2 at 14336x2048x4096; PERF.md session 36);
-/// since session 37 its last wave's parts are cut at super-blocks (log 92: 267 against 270 at 4096x2048x4096).
+/// `wgmma_i12_128x96_tail` with a producer warpgroup (prefill log 89), as in `wgmma_i12_128x64_producer`, which
+/// 128 x 96 could take once the producer kept 24 registers and left the tile's warps 240. It spills two words a
+/// window at the super-block end (none in the chunk loop), hence `allow_spills`. The same bits. The default on
+/// padded weights from 513 tokens (1.6-2.9% faster than `wgmma_i12_128x96_tail` with the split instantiations
+/// of prefill log 88: 269.0 against 273.2 µs at 4096x2048x4096, 819.5 against 841.2 at 14336x2048x4096); its
+/// last wave's parts are cut at super-blocks (prefill log 92: 1.3% off 4096x2048x4096).
 pub const WGMMA_I12_128X96_TAIL_PRODUCER: VariantDescription = variant! {
     name: "wgmma_i12_128x96_tail_producer", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 128,
     tile_n: 96, warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma,
     totals: shared, producer: warpgroup, tail_parts: 3, archs: [sm_90], allow_spills: true,
 };
-/// The int12 engine with fold warps (docs/PERF.md logs 60-63): a warpgroup folds every row of each chunk into
-/// fragments in shared memory, four chunks ahead, and the tile's two warpgroups load them and only issue wgmmas,
-/// each with 64 of the 128 tokens, so that one fold serves 128 tokens. The fold warps give the tile's warps their
-/// registers (setmaxnreg). Declared, proven, not selected: the default at 449-512 tokens in session 29 (78.8 against
-/// 83.4 µs for `wgmma_i12_128x64` at 4096x512x4096), it ties 128 x 64 since both read their descriptors from
-/// uniform registers (76.5 against 76.3 at 4096x512x4096, 288 against 286 at 4096x2048x4096: PERF.md session 30).
+/// The int12 engine with fold warps (prefill logs 60-64): a warpgroup folds every row of each chunk into fragments
+/// in shared memory, four chunks ahead, and the tile's two warpgroups load them and only issue wgmmas, each with 64
+/// of the 128 tokens, so that one fold serves 128 tokens; the fold warps give the tile's warps their registers
+/// (setmaxnreg). Not selected: it ties 128 x 64 since both read their descriptors from uniform registers (76.5
+/// against 76.3 µs at 4096x512x4096, prefill log 69). The catalogue's example of `fold_warps`.
 pub const WGMMA_I12_64X128_FOLD: VariantDescription = variant! {
     name: "wgmma_i12_64x128_fold", engine: wgmma_k32_regfold, mode: int12_per256, kdr: 8, nbj: 64, tile_n: 128,
     warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, fold_warps: 4,
     archs: [sm_90],
 };
-/// The fold in f16 for the f16 warpgroup MMA with f32 accumulation (docs/PERF.md log 23-27): the tensor core
-/// sums each chunk's whole `I32` exactly, leaving one fma per output and chunk. Bit-exact, about 0.8x
-/// `regfold_128x128` (1175 against 948 µs at 4096^3): each warp folds for only 64 tokens, and what holds its
-/// 8 warps back is not yet identified.
+/// The fold in f16 for the f16 warpgroup MMA with f32 accumulation (engine `wgmma_f16_regfold`, prefill logs
+/// 23-27; docs/NUMERICS.md 3): the tensor core sums each chunk's whole `I32` exactly, leaving one fma per output
+/// and chunk. Bit-exact, about 0.8x `regfold_128x128` (1175 against 948 µs at 4096^3). The catalogue's example
+/// of the engine.
 pub const WGMMA_F16_128X64: VariantDescription = variant! {
     name: "wgmma_f16_128x64", engine: wgmma_f16_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2,
     totals: shared, archs: [sm_90],
 };
 
-/// Decode (issue 12): each warp streams its rows along K straight from the q6_K blocks into registers, a pass
-/// ahead, two rows at a time, with `dp4a`; 8 rows of 4 warps a block. One token a block: the default at n = 1 for
-/// raw registrations and where K is too long for the ring.
+/// Decode (decode logs 1-8): each warp streams its rows along K straight from the q6_K blocks into registers, a
+/// pass ahead, two rows at a time, with `dp4a`; 8 rows of 4 warps a block. One token a block: the default at
+/// n = 1 for raw registrations and where K is too long for the ring.
 pub const STREAM_T1: VariantDescription = variant! {
     name: "stream_t1", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 1, warps_m: 4, warps_n: 1,
     scale_fetch: narrow, expand: uint4, archs: [sm_90],
@@ -422,33 +321,27 @@ pub const STREAM_T4: VariantDescription = variant! {
     name: "stream_t4", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 4, warps_m: 4, warps_n: 1,
     scale_fetch: narrow, expand: uint4, archs: [sm_90],
 };
-/// 4 tokens, 16 rows a block (4 per warp): the default for raw registrations at n = 3..4 (decode log 16).
+/// 4 tokens, 16 rows a block (4 a warp): the default for raw registrations at n = 3..4 (decode log 16).
 pub const STREAM_T4_WIDE: VariantDescription = variant! {
     name: "stream_t4_wide", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 16, tile_n: 4, warps_m: 4,
     warps_n: 1, scale_fetch: narrow, expand: uint4, archs: [sm_90],
 };
-/// The streaming engine with 8 tokens a block, one row at a time. Not picked by the default: `stream_t4` in two
-/// token tiles is faster at n = 8 (docs/PERF.md, decode log 8).
-pub const STREAM_T8: VariantDescription = variant! {
-    name: "stream_t8", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 8, warps_m: 4, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, archs: [sm_90],
-};
 
-/// Decode through a shared-memory ring (issue 12, docs/PERF.md decode log 12-14): the block's 32 rows stream in
+/// Decode through a shared-memory ring (engine `stream_ring`, decode logs 12-14): the block's 32 rows stream in
 /// as bulk copies, a warp's 32 super-blocks at a time, two stages deep; one super-block a thread. One token a
-/// block: the default at n = 1 below m = 8192 for K above 4096 (`ring_t1_fused` takes K up to 4096).
+/// block: the default at n = 1 below m = 8192 for K above 4096 where the K-split ring does not take it.
 pub const RING_T1: VariantDescription = variant! {
     name: "ring_t1", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 1, warps_m: 8, warps_n: 1,
     scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
 };
-/// The ring with 112 rows a block (about one block per SM at m = 14336): the default at n = 1 from m = 8192 for K
+/// The ring with 112 rows a block (about one block an SM at m = 14336): the default at n = 1 from m = 8192 for K
 /// above 4096 (`ring_t1_tall_fused` below).
 pub const RING_T1_TALL: VariantDescription = variant! {
     name: "ring_t1_tall", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 1, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
 };
-/// `ring_t1` quantizing its token itself from x (quantizer = fused), one launch a call, x loaded before the
-/// weights' first copies: the default at n = 1 below m = 8192 up to K = 4096 (docs/PERF.md decode logs 17, 21).
+/// `ring_t1` quantizing its token itself from x (`quantizer = fused`), one launch a call, x loaded before the
+/// weights' first copies: the default at n = 1 below m = 8192 up to K = 4096 (decode logs 17, 21).
 pub const RING_T1_FUSED: VariantDescription = variant! {
     name: "ring_t1_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 1, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
@@ -458,11 +351,10 @@ pub const RING_T1_TALL_FUSED: VariantDescription = variant! {
     name: "ring_t1_tall_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 1, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
 };
-/// `ring_t1_fused` with K split in four across blocks of 128 rows (ksplit = 4; decode log 46): each block streams
-/// and quantizes a quarter of K's segments, and the combine adds the segment sums in K order. The default at n = 1
+/// `ring_t1_fused` with K split in four across blocks of 128 rows (decode log 46): each block streams and
+/// quantizes a quarter of K's segments, and the combine adds the segment sums in K order. The default at n = 1
 /// below m = 8192 where K's segments split evenly or nearly (20.4 against 21.7 µs for `ring_t1` at 4096x1x14336,
-/// 13.65 against 14.96 at 4096x1x8192); at K = 6144 and 10240 (splits of one or two and two or three segments)
-/// `ring_t1` stays ahead.
+/// 13.65 against 14.96 at 4096x1x8192); at K = 6144 and 10240 `ring_t1` stays ahead.
 pub const RING_T1_KS4_FUSED: VariantDescription = variant! {
     name: "ring_t1_ks4_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 128, tile_n: 1, warps_m: 8,
     warps_n: 1, ksplit: 4, scale_fetch: narrow, expand: uint4, stages: 2, quantizer: fused, archs: [sm_90],
@@ -473,72 +365,63 @@ pub const RING_T2: VariantDescription = variant! {
     name: "ring_t2", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 2, warps_m: 8, warps_n: 1,
     scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
 };
-/// `ring_t2` quantizing its tokens itself (quantizer = fused), x loaded before the weights' first copies: the
-/// default at n = 2 below m = 8192 up to K = 4096 (9.9 against 11.9 µs for `ring_t2` at 4096x2x4096, docs/PERF.md
-/// decode log 21).
+/// `ring_t2` quantizing its tokens itself, x loaded before the weights' first copies: the default at n = 2 below
+/// m = 8192 up to K = 4096 (9.9 against 11.9 µs for `ring_t2` at 4096x2x4096, decode log 21).
 pub const RING_T2_FUSED: VariantDescription = variant! {
     name: "ring_t2_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 2, warps_m: 16,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, quantizer: fused, archs: [sm_90],
 };
-/// Two tokens quantized in the kernel with 112 rows a block (about one block per SM at m = 14336), 16 warps over one
-/// stage: the default at n = 2 from m = 8192 up to K = 4096 (21.5 against 23.2 µs for `ring_t4_tall` at
-/// 14336x2x4096, decode log 21; 19.05 against 19.6 µs with 8 warps over two stages, log 41).
+/// Two tokens quantized in the kernel with 112 rows a block, 16 warps over one stage: the default at n = 2 from
+/// m = 8192 up to K = 4096 and from K = 7937 to 14336 (21.5 against 23.2 µs for `ring_t4_tall` at 14336x2x4096,
+/// decode log 21; 19.05 against 19.6 µs with 8 warps over two stages, decode log 41).
 pub const RING_T2_TALL_FUSED: VariantDescription = variant! {
     name: "ring_t2_tall_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 2, warps_m: 16,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, quantizer: fused, archs: [sm_90],
 };
 /// Three tokens quantized in the kernel, one token at a time: the default at n = 3 below m = 8192 up to K = 4096
-/// (11.35 against 11.55 µs for `ring_t4_fused` and 11.6 with its tokens unrolled at 4096x3x4096, docs/PERF.md
-/// decode log 36).
+/// (11.35 against 11.55 µs for `ring_t4_fused` at 4096x3x4096, decode log 36).
 pub const RING_T3_FUSED: VariantDescription = variant! {
     name: "ring_t3_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 3, warps_m: 16,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, quantizer: fused, token_unroll: 1,
     archs: [sm_90],
 };
+/// Four tokens, a warp's lanes on 32 rows (decode log 39), 8 warps over two stages (decode log 41), one token at a
+/// time (decode log 42: 19.05 against 21.1 µs unrolled at 4096x4x8192): the default at n = 3..4 below m = 8192 for
+/// K from 4097 (n = 4 to 9215, n = 3 to 14080).
+pub const RING_T4: VariantDescription = variant! {
+    name: "ring_t4", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 8, warps_n: 1,
+    scale_fetch: narrow, expand: uint4, stages: 2, token_unroll: 1, ring_lanes: rows, archs: [sm_90],
+};
 /// `ring_t4` quantizing its tokens itself, each warp's four records loaded from x at once before the first copies
-/// (decode log 24), one token at a time (log 36: 13.2 against 13.55 µs unrolled at 4096x4x4096), a warp's lanes
-/// on 32 rows (log 39: 13.02 against 13.22 µs at 4096x4x4096): the default at n = 4 below m = 8192 up to K = 4096.
+/// (decode log 24), one token at a time (decode log 36), a warp's lanes on 32 rows (decode log 39: 13.02 against
+/// 13.22 µs at 4096x4x4096): the default at n = 4 below m = 8192 up to K = 4096.
 pub const RING_T4_FUSED: VariantDescription = variant! {
     name: "ring_t4_fused", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 16,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, quantizer: fused, token_unroll: 1,
     ring_lanes: rows, archs: [sm_90],
 };
-/// Four tokens, a warp's lanes on 32 rows (decode log 39: 17.28 / 18.29 against 17.52 / 19.17 µs with consecutive
-/// items at 4096 x 3 / 4 x 6144), 8 warps over two stages (log 41: 17.3 against 18.8 µs with 16 warps over one at
-/// 4096x4x6144), one token at a time (log 42: 19.05 against 21.1 µs unrolled at 4096x4x8192): the default at
-/// n = 3..4 below m = 8192 for K from 4097 to 14080.
-pub const RING_T4: VariantDescription = variant! {
-    name: "ring_t4", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 8, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, stages: 2, token_unroll: 1, ring_lanes: rows, archs: [sm_90],
-};
 /// Four tokens, 112 rows a block, one token at a time (decode log 36: 24.25 / 26.85 against 24.7 / 28.25 µs
-/// unrolled at 14336 x 3 / 4 x 4096): the default at n = 3..4 from m = 8192, and n = 2 there above K = 4096 (K up
-/// to 7936: its records and sums outgrow shared memory beyond).
+/// unrolled at 14336 x 3 / 4 x 4096): the default at n = 3 from m = 8192 and n = 2 there from K = 4097, K up to
+/// 7936 (its records and sums outgrow shared memory beyond).
 pub const RING_T4_TALL: VariantDescription = variant! {
     name: "ring_t4_tall", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 112, tile_n: 4, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, token_unroll: 1, archs: [sm_90],
 };
-/// Four tokens, 36 rows and 12 warps a block, so that the records of a long K fit; one token at a time (decode log
-/// 36: 33.35 against 35.85 µs unrolled at 4096x4x14336): the default at n = 3 below m = 8192 from K = 8192.
-pub const RING_T4_LONG_K: VariantDescription = variant! {
-    name: "ring_t4_long_k", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 36, tile_n: 4, warps_m: 12,
-    warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 1, token_unroll: 1, archs: [sm_90],
-};
 /// Three to eight tokens in a ring whose warps run mma fragments (decode log 43): 128 rows a block in row groups
-/// of 16, each group's rows of two super-blocks one tensor copy, the block's 8 tokens two, three stages, and the
-/// widened engine's m16n8k16 on them. The default at n = 4..8 from m = 8192 and at n = 3 there beyond
-/// `ring_t4_tall`'s K (23.4 against 28.0 µs for `widen_128x16` at 14336x8x4096, 23.6 against 26.2 for `ring_t4_tall`
-/// at 14336x4x4096, 37.9 against 47.6 at 14336x8x8192).
+/// of 16, each group's rows of two super-blocks one tensor copy, the block's 8 tokens copied by one warp's lanes
+/// (decode log 48), three stages, and the widened engine's m16n8k16 on them. The default at n = 4..8 from
+/// m = 8192 and at n = 3 there beyond `ring_t4_tall`'s K (23.4 against 28.0 µs for `widen_128x16` at
+/// 14336x8x4096, 23.6 against 26.2 for `ring_t4_tall` at 14336x4x4096).
 pub const RING_MMA_128X8: VariantDescription = variant! {
     name: "ring_mma_128x8", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 128, tile_n: 8, warps_m: 8,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 3, refill: tma, ring_lanes: fragments,
     archs: [sm_90],
 };
-/// The same ring below m = 8192 (decode log 43, lease 5): 32 rows a block in two row groups, and K split between
-/// four groups of its warps (`warps_k = 4`), each with whole segments and a ring of its own, two stages; the first
-/// group adds the others' segment sums in K order at the end. The default at n = 5..8 below m = 8192 (13.5 against
-/// 15.7 µs for `widen_128x16_ks4` at 4096x8x4096, 19.7 against 21.1 at 4096x8x8192, 28.6 against 33.4 at
-/// 4096x8x14336).
+/// The same ring below m = 8192 (decode log 43): 32 rows a block in two row groups, and K split between four
+/// groups of its warps (`warps_k = 4`), each with whole segments and a ring of its own, two stages; the first
+/// group adds the others' segment sums in K order at the end. The default at n = 5..8 below m = 8192, n = 4 from
+/// K = 9216 and n = 3 beyond `ring_t4`'s K (13.5 against 15.7 µs for `widen_128x16_ks4` at 4096x8x4096, decode
+/// log 43; 27.2 against 33.0 for the four-token long-K ring at 4096x4x14336, decode log 44).
 pub const RING_MMA_32X8_K4: VariantDescription = variant! {
     name: "ring_mma_32x8_k4", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 8, warps_m: 2,
     warps_n: 1, scale_fetch: narrow, expand: uint4, stages: 2, refill: tma, ring_lanes: fragments, warps_k: 4,
@@ -550,7 +433,6 @@ pub fn all() -> Vec<VariantDescription> {
     vec![
         DP4A_F32_PER16,
         DP4A_INT_PER32,
-        DP4A_INT_PER256,
         R41,
         R42,
         R56,
@@ -568,30 +450,16 @@ pub fn all() -> Vec<VariantDescription> {
         SPLITK4_FOLD_PER256,
         SMALL_N_F32,
         SMALL_N_DP4A,
-        REGFOLD_128X64,
         REGFOLD_64X64,
-        REGFOLD_64X128,
-        REGFOLD_16X128_WARPS,
         REGFOLD_128X128,
-        REGFOLD_64X128_B2,
-        REGFOLD_128X96,
-        REGFOLD_64X48,
         TMA_128X128,
-        TMA_128X64,
-        TMA_64X96_B2,
         TMA_64X64_B2,
-        TMA_64X128_B2,
-        TMA_64X96_W2,
-        TMA_64X64_W2,
-        REGFOLD_64X16_KS4,
-        REGFOLD_64X32_KS4,
         WIDEN_128X16,
         WIDEN_128X16_KS4,
         WIDEN_112X32,
         WIDEN_64X32_KS4,
         REGFOLD_64X64_KS4,
         REGFOLD_64X32_KS2,
-        REGFOLD_64X64_KS2,
         WGMMA_REGFOLD_128X64,
         WGMMA_I12_128X64,
         WGMMA_I12_128X64_PRODUCER,
@@ -604,7 +472,6 @@ pub fn all() -> Vec<VariantDescription> {
         STREAM_T2,
         STREAM_T4,
         STREAM_T4_WIDE,
-        STREAM_T8,
         RING_T1,
         RING_T1_TALL,
         RING_T1_FUSED,
@@ -617,13 +484,12 @@ pub fn all() -> Vec<VariantDescription> {
         RING_T4,
         RING_T4_FUSED,
         RING_T4_TALL,
-        RING_T4_LONG_K,
         RING_MMA_128X8,
         RING_MMA_32X8_K4,
     ]
 }
 
-/// Finds a variant by declared or canonical name (DECISIONS.md 7).
+/// Finds a variant by declared or canonical name (docs/DESIGN.md D7).
 pub fn find<'a>(variants: &'a [VariantDescription], name: &str) -> Option<&'a VariantDescription> {
     variants
         .iter()

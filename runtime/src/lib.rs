@@ -2,7 +2,7 @@
 //! them bit-identical to the CPU reference, time them, and let the runtime pick one per shape.
 //!
 //! The pipeline, one module (or crate) per step:
-//! description ([`variant!`], [`codegen`]) -> validation ([`codegen::validate`]) -> rendering
+//! description ([`variant!`], [`codegen`]) -> validation ([`codegen::validate()`]) -> rendering
 //! ([`codegen::render`]) -> compile ([`compile`]) -> launch ([`gpu`]: device, weights, kernels, the matmul
 //! API) -> check ([`check`], [`mmqgen_reference`]) -> measure ([`measure`]); [`select`] picks a variant per shape.
 

@@ -48,6 +48,38 @@ fn list_names_every_declared_variant_with_its_canonical_name() {
 }
 
 #[test]
+fn list_marks_the_variants_the_embedded_default_picks() {
+    let output = mmqgen(&["list"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let all = mmqgen::catalogue::all();
+    let config = mmqgen::select::Config::embedded(&all).unwrap();
+    let picked: Vec<&str> = config
+        .rules
+        .iter()
+        .map(|r| r.variant.name.as_ref())
+        .collect();
+    let text = stdout(&output);
+    // The mark is the word before the canonical name (the architectures hold spaces).
+    let header: Vec<&str> = text.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header[header.len() - 2..], ["default", "canonical"]);
+    for variant in &all {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{} ", variant.name)))
+            .unwrap();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let mark = words[words.len() - 2];
+        let expected = if picked.contains(&variant.name.as_ref()) {
+            "yes"
+        } else {
+            "-"
+        };
+        assert_eq!(mark, expected, "{line}");
+    }
+    assert!(picked.contains(&"wgmma_i12_128x96_tail_producer") && !picked.contains(&"r41"));
+}
+
+#[test]
 fn emit_prints_the_source_by_either_name_and_refuses_unknown_names() {
     let by_name = mmqgen(&["emit", "r56"]);
     assert!(by_name.status.success());
@@ -184,7 +216,7 @@ fn the_embedded_config_checks_clean_and_explains_a_shape() {
     ]);
     assert!(explain.status.success(), "{}", stderr(&explain));
     let out = stdout(&explain);
-    // What the pick costs (DECISIONS.md 12) and what error its mode adds (DECISIONS.md 13), both within the caps.
+    // What the pick costs (docs/DESIGN.md D12) and what error its mode adds (docs/DESIGN.md D13), both within the caps.
     assert!(
         out.contains("footprint: ") && out.contains("1.07x the GGUF"),
         "{out}"

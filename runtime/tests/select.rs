@@ -466,7 +466,7 @@ fn the_embedded_default_is_complete_and_valid() {
             "wgmma_i12_128x96_tail_producer"
         ]
     );
-    // At m = 8192 the int12 tile is the one whose blocks fill the waves better (session 28): 128 x 64 at 81..128 and
+    // At m = 8192 the int12 tile is the one whose blocks fill the waves better (docs/PERF.md, the int12 engine below 385 tokens): 128 x 64 at 81..128 and
     // 193..256, 128 x 96 at 129..192.
     let pick_8192 = |n| chosen(&config, Layout::Padded, 8192, n, 4096);
     assert_eq!(
@@ -478,10 +478,10 @@ fn the_embedded_default_is_complete_and_valid() {
         ]
     );
     // At m = 14336, the register fold fed by the copy engine (docs/PERF.md logs 31-36): 64 x 64 tiles with two
-    // blocks an SM at 33..80 tokens; the int12 engine from 81 (sessions 25-28): 128 x 96 at 81..96, 128 x 64 at
-    // 97..128, 128 x 96 from 129 to 384; 128 x 64 at 385..512 (session 30; the fold tile took 449..512 in session
-    // 29), 128 x 96 with its last wave split along K after (session 31), 2048 tokens included. 128 x 64 with a
-    // producer warpgroup wherever 128 x 64 was (session 34), 128 x 96 split with one too (session 36).
+    // blocks an SM at 33..80 tokens; the int12 engine from 81: 128 x 96 at 81..96, 128 x 64 at 97..128, 128 x 96
+    // from 129 to 384; 128 x 64 at 385..512 (prefill log 69), 128 x 96 with its last wave split along K after
+    // (prefill log 74), 2048 tokens included. 128 x 64 with a producer warpgroup wherever 128 x 64 was (prefill log
+    // 79), 128 x 96 split with one too (prefill log 89).
     let pick_tall = |n| chosen(&config, Layout::Padded, 14336, n, 4096);
     assert_eq!(
         [
@@ -673,8 +673,8 @@ fn the_embedded_default_is_complete_and_valid() {
             .select(Arch::Sm90, Layout::Raw, 4096, n, 14336)
             .is_ok());
     }
-    // Two numerics modes on sm_90 since session 25, both within DECISIONS.md 13's cap: int_per32 for fewer tokens,
-    // int12_per256 on padded weights from 129 tokens (97 at K >= 14336, 81 from m = 8192; session 28), so a token's
+    // Two numerics modes on sm_90 since 2026-12-03, both within docs/DESIGN.md D13's cap: int_per32 for fewer
+    // tokens, int12_per256 on padded weights from 129 tokens (97 at K >= 14336, 81 from m = 8192), so a token's
     // bits depend on which side of the boundary its batch falls (README, "Bits"); `config check` says so.
     use mmqgen::codegen::NumericsMode::{Int12Per256, IntPer32};
     for (m, n, k, mode) in [

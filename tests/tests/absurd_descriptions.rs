@@ -1,7 +1,7 @@
 //! Bad input gets a sentence, never a panic: every numeric field of every declared variant set to an absurd value
 //! (0, a huge count, the largest u32) goes through the validator, and whatever it accepts through the naming, the
 //! shared-memory layout and the renderer. Tests build with overflow checks, so an unchecked product of two such
-//! fields (session 19 found one in `threads()`) fails here instead of wrapping silently in a release build.
+//! fields (one was found in `threads()` on 2026-12-02) fails here instead of wrapping silently in a release build.
 
 use mmqgen::codegen::fields::{set_field, FieldKind, FieldValue, FIELD_TABLE};
 use mmqgen::codegen::render::render;

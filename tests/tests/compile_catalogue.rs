@@ -1,4 +1,4 @@
-//! Every declared variant through NVRTC for each of its architectures (DECISIONS.md 9-10, issue 2 section 4):
+//! Every declared variant through NVRTC for each of its architectures (docs/DESIGN.md D9-D10, issue 2 section 4):
 //! the ptxas report shows no spills and no stack frame for shipped variants, static shared memory equal to
 //! the validator's layout figure, and, where cuobjdump is installed, the engine's instruction in the SASS,
 //! 128-bit loads for `uint4`, LDGSTS for cp.async.
@@ -136,7 +136,7 @@ fn every_declared_variant_compiles_cleanly_with_its_sass_as_declared() {
                     );
                 }
                 if layout == "raw" && !variant.engine.is_prefolded() {
-                    // DECISIONS.md 2: raw blocks are 2-byte aligned; weight bytes are read 16 bits at a time.
+                    // docs/DESIGN.md D2: raw blocks are 2-byte aligned; weight bytes are read 16 bits at a time.
                     assert!(sass.ldg.b16 > 0, "{at}: raw layout without 16-bit loads");
                 }
             }

@@ -54,7 +54,7 @@ impl Shape {
         self.m * self.n
     }
 
-    /// Whether parity compares every output with the CPU reference (otherwise a sample, DECISIONS.md 11).
+    /// Whether parity compares every output with the CPU reference (otherwise a sample, docs/DESIGN.md D11).
     pub const fn compares_every_output(&self) -> bool {
         self.outputs() <= FULL_COMPARE_LIMIT
     }

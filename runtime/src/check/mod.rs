@@ -1,4 +1,4 @@
-//! GPU parity (DECISIONS.md 11): a variant's outputs, and the activations its quantizer wrote, must equal the
+//! GPU parity (docs/DESIGN.md D11): a variant's outputs, and the activations its quantizer wrote, must equal the
 //! CPU reference bit for bit.
 //!
 //! One case is a variant, a weight layout, a shape (m, n, K) and a seed. The inputs are the reference's digest
@@ -6,7 +6,7 @@
 //! exercised) and activations with 4 outlier channels per 4096 (`data::activations`), with rounding ties for the
 //! quantizer planted in one span of 256 per token (`data::plant_rounding_ties`: scales from 2^-110 to 2^60,
 //! values on or beside half-integer multiples of them). Before the launch the output and the workspace are poisoned
-//! ([`POISON_BITS`], [`POISON_Q`]), so an output the kernel never wrote shows even where it is not compared.
+//! ([`crate::gpu::launch::POISON_BITS`], [`crate::gpu::launch::POISON_Q`]), so an output the kernel never wrote shows even where it is not compared.
 //! Small shapes (m * n <= [`FULL_COMPARE_LIMIT`]) compare every output with the reference; larger ones compare
 //! a seeded sample of at least [`MIN_SAMPLED_OUTPUTS`] outputs (plus the first and last token and weight row in
 //! full) with `reference_output`, and, when a variant already proven on the same inputs is supplied, every

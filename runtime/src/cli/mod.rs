@@ -38,8 +38,9 @@ enum Command {
     /// The main job: compile the selected variants, run the CPU reference and, on a GPU, prove and time
     /// them; says plainly what this machine could not do.
     Run(run::RunArgs),
-    /// List the known variants: declared name, canonical name, engine, mode, architectures; then what each
-    /// sweep of the --variants files expands to (counts, refused points with their sentences, duplicates).
+    /// List the known variants: declared name, engine, mode, architectures, whether the embedded default picks
+    /// it, canonical name; then what each sweep of the --variants files expands to (counts, refused points with
+    /// their sentences, duplicates).
     List,
     /// Print the generated CUDA of one variant (declared or canonical name).
     Emit {
@@ -352,20 +353,32 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
         Command::Tune(args) => tune::run(&args, &loaded, &cli.variants),
         Command::Profile(args) => profile::run(&args, &all, &child_prefix(&cli.variants, "parity")),
         Command::List => {
+            // `default` marks what a rule of the embedded config names (nothing where the list lacks its variants).
+            let picked: Vec<String> = crate::select::Config::embedded(&all)
+                .map(|c| c.rules.iter().map(|r| canonical_name(&r.variant)).collect())
+                .unwrap_or_default();
             // Columns as wide as their longest entry, so that sweep points' long names stay aligned.
-            let rows: Vec<[String; 5]> = all
+            let rows: Vec<[String; 6]> = all
                 .iter()
                 .map(|v| {
+                    let canonical = canonical_name(v);
+                    let default = if picked.contains(&canonical) {
+                        "yes"
+                    } else {
+                        "-"
+                    };
                     [
                         v.name.to_string(),
                         v.engine.to_string(),
                         v.mode.to_string(),
                         v.archs.to_string(),
-                        canonical_name(v),
+                        default.to_string(),
+                        canonical,
                     ]
                 })
                 .collect();
-            let header = ["name", "engine", "mode", "archs", "canonical"].map(String::from);
+            let header =
+                ["name", "engine", "mode", "archs", "default", "canonical"].map(String::from);
             let width = |i: usize| {
                 rows.iter()
                     .chain([&header])
@@ -373,11 +386,11 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
                     .max()
                     .unwrap_or(0)
             };
-            let (w0, w1, w2, w3) = (width(0), width(1), width(2), width(3));
+            let (w0, w1, w2, w3, w4) = (width(0), width(1), width(2), width(3), width(4));
             for r in [&header].into_iter().chain(&rows) {
                 println!(
-                    "{:<w0$} {:<w1$} {:<w2$} {:<w3$} {}",
-                    r[0], r[1], r[2], r[3], r[4]
+                    "{:<w0$} {:<w1$} {:<w2$} {:<w3$} {:<w4$} {}",
+                    r[0], r[1], r[2], r[3], r[4], r[5]
                 );
             }
             for sweep in &loaded.sweeps {

@@ -58,7 +58,7 @@ pub enum InspectError {
 }
 
 impl VariantReport {
-    /// Problems the catalogue may not have: spills or a stack frame in a shipped variant (DECISIONS.md 10),
+    /// Problems the catalogue may not have: spills or a stack frame in a shipped variant (docs/DESIGN.md D10),
     /// static shared memory other than the layout's figure.
     pub fn problems(&self) -> Vec<String> {
         let mut problems = Vec::new();

@@ -36,18 +36,38 @@ pub use report::{parse_ptxas_report, KernelResources};
 pub use sass::{find_cuobjdump, parse_sass, sass_dump, sass_summary, SassSummary, WidthCounts};
 pub use variant::{compile_rendered, compile_variant, CompiledVariant, VariantCompileError};
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// What to do about a missing NVRTC, in one sentence: source the checkout's `.ci/env.sh` where NVRTC is already
+/// in its `.nvrtc/` (the usual case: the library was there but `LD_LIBRARY_PATH` was not set), install it
+/// otherwise. The checkout is this crate's own (its manifest folder's parent).
+fn nvrtc_not_installed_sentence() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let installed = root.join(".nvrtc/nvidia/cu13/lib/libnvrtc.so.13");
+    let root = root.canonicalize().unwrap_or(root);
+    if installed.is_file() {
+        format!(
+            "NVRTC is not installed: libnvrtc.so.13 was not found on the loader path, but NVRTC 13.0 is in {}; \
+             run `source {}` first, which puts it on LD_LIBRARY_PATH",
+            root.join(".nvrtc").display(),
+            root.join(".ci/env.sh").display()
+        )
+    } else {
+        "NVRTC is not installed: libnvrtc.so.13 was not found on the loader path \
+         (`bash scripts/main.sh` in the mmqgen checkout installs it into .nvrtc/, then `source .ci/env.sh` puts it \
+         on LD_LIBRARY_PATH; or install nvidia-cuda-nvrtc==13.0.88 and add its lib folder to LD_LIBRARY_PATH)"
+            .to_string()
+    }
+}
 
 /// Everything that can go wrong while compiling a program or inspecting a
 /// cubin. Each variant displays as one sentence; long tool output (the full
 /// NVRTC log, cuobjdump's stderr) is kept in a field instead.
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
-    /// No `libnvrtc` could be loaded; cudarc would panic on first use.
-    #[error(
-        "NVRTC is not installed: libnvrtc.so.13 was not found on the loader path \
-         (install nvidia-cuda-nvrtc==13.0.88 and add its lib folder to LD_LIBRARY_PATH)"
-    )]
+    /// No `libnvrtc` could be loaded; cudarc would panic on first use. The sentence points at the checkout's
+    /// `.nvrtc/` when `scripts/main.sh` or `.ci/run` has installed NVRTC there.
+    #[error("{}", nvrtc_not_installed_sentence())]
     NvrtcNotInstalled,
 
     /// A `libnvrtc` was loaded, but not one of the major version we pin.

@@ -246,7 +246,7 @@ pub struct SourcePage {
 /// `Source` column and a `Warp Stall Sampling (All Samples)` column, matched loosely, one row per instruction) or
 /// `--print-source cuda,sass` (a `Line No` column first and two `Source` columns: each CUDA line's row, with its
 /// instructions' samples summed, then its instructions' rows with an empty line number; checked against ncu on
-/// the H200 in session 20). Returns the `top` lines of each kind by samples, or none when the header is not there
+/// the H200 on 2026-12-02, decode log 44). Returns the `top` lines of each kind by samples, or none when the header is not there
 /// (the caller then prints ncu's lines as they came).
 pub fn parse_source_page(text: &str, top: usize) -> Option<SourcePage> {
     let mut lines = text.lines().map(str::trim_end);
@@ -513,7 +513,7 @@ mod tests {
         assert_eq!(parse_source_page("no csv here", 10), None);
     }
 
-    /// An excerpt of what ncu printed on the H200 (session 20, lease 7) for `--print-source cuda,sass`, trimmed to
+    /// An excerpt of what ncu printed on the H200 (2026-12-02, decode log 44) for `--print-source cuda,sass`, trimmed to
     /// the first columns.
     const CUDA_SASS_SAMPLE: &str = concat!(
         "\"File Path\",\"/tmp/mmqgen-profile-source-1/q6k_x.cu\"\n",

@@ -1,12 +1,12 @@
-//! Figures quoted from ANCHORS.md section 4 (measured on our H200 on 2026-11-29; quoted, not measured here),
+//! Figures quoted from docs/DESIGN.md R4 (measured on our H200 on 2026-11-29; quoted, not measured here),
 //! and the suspect-baseline rule that holds this run's cuBLAS bf16 figure against them.
 
 use crate::check::Shape;
 
-/// A cuBLAS bf16 figure more than this fraction below ANCHORS.md's directly called bf16 figure is suspect.
+/// A cuBLAS bf16 figure more than this fraction below docs/DESIGN.md R4's directly called bf16 figure is suspect.
 pub const SUSPECT_BELOW: f64 = 0.20;
 
-/// llama.cpp's q6_K MMQ time (µs) by `(m, n, K)`: ANCHORS.md section 4, first table (includes its activation
+/// llama.cpp's q6_K MMQ time (µs) by `(m, n, K)`: docs/DESIGN.md R4, first table (includes its activation
 /// quantization).
 pub const LLAMACPP_Q6K_US: [((usize, usize, usize), f64); 9] = [
     ((4096, 512, 4096), 128.0),
@@ -21,7 +21,7 @@ pub const LLAMACPP_Q6K_US: [((usize, usize, usize), f64); 9] = [
 ];
 
 /// A directly called bf16 GEMM (PyTorch on cuBLAS/cuBLASLt 13, bf16 in and out), TFLOPS by `(m, n, K)`:
-/// ANCHORS.md section 4, second table.
+/// docs/DESIGN.md R4, second table.
 pub const BF16_DIRECT_TFLOPS: [((usize, usize, usize), f64); 8] = [
     ((4096, 512, 4096), 435.0),
     ((4096, 512, 14336), 659.0),
@@ -40,20 +40,20 @@ pub(super) fn lookup(table: &[((usize, usize, usize), f64)], shape: Shape) -> Op
         .map(|&(_, v)| v)
 }
 
-/// llama.cpp's q6_K time for `shape` (µs), where ANCHORS.md has one.
+/// llama.cpp's q6_K time for `shape` (µs), where docs/DESIGN.md R4 has one.
 pub fn llamacpp_anchor_us(shape: Shape) -> Option<f64> {
     lookup(&LLAMACPP_Q6K_US, shape)
 }
 
-/// The directly called bf16 GEMM figure for `shape` (TFLOPS), where ANCHORS.md has one.
+/// The directly called bf16 GEMM figure for `shape` (TFLOPS), where docs/DESIGN.md R4 has one.
 pub fn bf16_anchor_tflops(shape: Shape) -> Option<f64> {
     lookup(&BF16_DIRECT_TFLOPS, shape)
 }
 
-/// Whether this run's cuBLAS bf16 figure is believable next to ANCHORS.md's directly called one.
+/// Whether this run's cuBLAS bf16 figure is believable next to docs/DESIGN.md R4's directly called one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum BaselineCheck {
-    /// ANCHORS.md has no directly called bf16 figure for the shape.
+    /// docs/DESIGN.md R4 has no directly called bf16 figure for the shape.
     NoAnchor,
     /// Within [`SUSPECT_BELOW`] of the anchor (or above it).
     Consistent { measured: f64, anchor: f64 },
@@ -90,17 +90,17 @@ impl BaselineCheck {
     pub fn sentence(&self, shape: Shape) -> String {
         match *self {
             BaselineCheck::NoAnchor => format!(
-                "cuBLAS bf16 at {shape}: ANCHORS.md section 4 has no directly called bf16 figure for this \
+                "cuBLAS bf16 at {shape}: docs/DESIGN.md R4 has no directly called bf16 figure for this \
                  shape, so the baseline is not checked"
             ),
             BaselineCheck::Consistent { measured, anchor } => format!(
                 "cuBLAS bf16 at {shape}: {measured:.0} TFLOPS against the directly called {anchor:.0} of \
-                 ANCHORS.md section 4 ({:+.0}%)",
+                 docs/DESIGN.md R4 ({:+.0}%)",
                 (measured / anchor - 1.0) * 100.0
             ),
             BaselineCheck::Suspect { measured, anchor } => format!(
                 "SUSPECT BASELINE: cuBLAS bf16 at {shape} reached {measured:.0} TFLOPS, more than {:.0}% below \
-                 the {anchor:.0} TFLOPS a directly called bf16 GEMM reached on our H200 (ANCHORS.md section 4); \
+                 the {anchor:.0} TFLOPS a directly called bf16 GEMM reached on our H200 (docs/DESIGN.md R4); \
                  every 'x cuBLAS' ratio at this shape flatters the variants until this is explained (GPU \
                  clocks, another process, a wrong cuBLAS, a mis-set argument)",
                 SUSPECT_BELOW * 100.0

@@ -21,7 +21,7 @@ pub const DEFAULT_SEED: u64 = 1;
 /// The element type of the cuBLAS baselines' output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CublasOut {
-    /// The input type: bf16 out for the bf16 GEMM, f16 for the f16 one (what the ANCHORS.md figures measured).
+    /// The input type: bf16 out for the bf16 GEMM, f16 for the f16 one (what the docs/DESIGN.md R4 figures measured).
     Input,
     /// f32, like the variants' output.
     F32,

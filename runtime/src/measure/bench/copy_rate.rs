@@ -2,7 +2,7 @@
 //! that each contestant's weight bandwidth can be read as a share of what this GPU moves today.
 //!
 //! The rate counts the bytes the copy moves, read plus written (twice its size), over its median time: the way
-//! ANCHORS.md counts its "device-to-device copy 4.2 TB/s (read + write)", and issue 12's 11.5 µs for 48 MB.
+//! docs/DESIGN.md R4 counts its "device-to-device copy 4.2 TB/s (read + write)", and issue 12's 11.5 µs for 48 MB.
 
 use std::sync::Arc;
 
@@ -84,7 +84,7 @@ mod tests {
 
     #[test]
     fn the_copy_rate_counts_the_bytes_read_and_written() {
-        // 512 MiB copied in 256 µs moves 1 GiB: 4.19 TB/s, ANCHORS.md's HBM copy (read + write).
+        // 512 MiB copied in 256 µs moves 1 GiB: 4.19 TB/s, docs/DESIGN.md R4's HBM copy (read + write).
         let c = CopyRate {
             bytes: 512 << 20,
             median_us: 256.0,

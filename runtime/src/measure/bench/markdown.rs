@@ -76,7 +76,7 @@ impl BenchReport {
              alone' times that kernel by itself (— where the matmul quantizes itself, quantizer = fused). \
              TFLOPS count 2·m·n·K. 'x cuBLAS' = cuBLAS time / this time (above 1: faster than cuBLAS), cuBLAS via cublasGemmEx on the same blocks dequantized (each \
              block's d moved to 2^-12 so f16 cannot overflow), bf16 or f16 in, {out}, f32 compute, default \
-             algorithm. llama.cpp µs are QUOTED from ANCHORS.md section 4 \
+             algorithm. llama.cpp µs are QUOTED from docs/DESIGN.md R4 \
              (measured 2026-11-29 on our H200, not in this run); 'x llama.cpp' = llama.cpp time / this time. \
              'weights TB/s' = the weight bytes the contestant reads (a variant's device footprint, m·K·2 for \
              cuBLAS) / its median time, and in brackets that as a share of this run's copy rate: {}.",
@@ -102,7 +102,7 @@ impl BenchReport {
             match self.info.copy {
                 Some(c) => format!(
                     "a {} MiB device-to-device copy at {:.2} TB/s (bytes read plus written / median time of {}, \
-                     as ANCHORS.md counts its 4.2 TB/s)",
+                     as docs/DESIGN.md R4 counts its 4.2 TB/s)",
                     c.bytes >> 20,
                     c.moved_tb_s(),
                     c.reps

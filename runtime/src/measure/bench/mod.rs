@@ -4,9 +4,9 @@
 //! For each shape `(m, n, K)`:
 //! 1. The seeded inputs (`digest_case_inputs`: `mmqgen parity`'s weights and activations, without the rounding ties
 //!    parity plants) are
-//!    registered once per variant with [`RegisteredWeights::register_for`] (so a new engine's planes come
-//!    along), and every variant runs once through [`LoadedVariant::matmul`] on a poisoned output; a seeded
-//!    sample of outputs ([`sample_indices`], at least 1024 plus the first and last token and row) is compared
+//!    registered once per variant with [`crate::gpu::weights::RegisteredWeights::register_for`] (so a new engine's planes come
+//!    along), and every variant runs once through [`crate::gpu::launch::LoadedVariant::matmul`] on a poisoned output; a seeded
+//!    sample of outputs ([`crate::check::compare::sample_indices`], at least 1024 plus the first and last token and row) is compared
 //!    bit for bit with `reference_output`, every output must have been written, and the quantized activations
 //!    must equal the reference's. A variant that fails is reported and not timed at that shape.
 //! 2. The cuBLAS baselines get the same blocks dequantized on the CPU (`mmqgen_formats::dequantize_rows`,
@@ -28,17 +28,17 @@
 //!
 //! Reported per contestant: median, p20, p80 (linear interpolation between closest ranks) and n, TFLOPS at
 //! `2*m*n*K`, the ratio to cuBLAS bf16 and f16 (`cuBLAS time / time`: above 1 is faster than cuBLAS), and the
-//! llama.cpp q6_K time quoted from ANCHORS.md section 4 with `llama.cpp time / time` (a quoted anchor, not
-//! measured in this run). A cuBLAS bf16 figure more than 20% below the directly called bf16 anchor of ANCHORS.md
+//! llama.cpp q6_K time quoted from docs/DESIGN.md R4 with `llama.cpp time / time` (a quoted anchor, not
+//! measured in this run). A cuBLAS bf16 figure more than 20% below the directly called bf16 anchor of docs/DESIGN.md R4
 //! section 4 marks the baseline as suspect.
 //!
 //! Everything that needs no GPU (statistics, anchors, the landing and suspect rules, the cuBLAS argument
 //! mapping, buffer-set sizing, rendering) is a plain function, tested on the host.
 //!
-//! The pieces, along a profiler's seams: [`config`] (what to time), [`shapes`] (which shapes, how many buffer
-//! sets), [`stats`], [`anchors`] and [`landing`] (numbers and the rules on them), [`provenance`] (what the run
-//! ran on), [`timer`] (spin kernel and events), [`cublas`] (the dense baseline), [`driver`] (the run itself),
-//! [`report`] (the result model) rendered by [`markdown`] and [`json`].
+//! The pieces, along a profiler's seams: `config` (what to time), `shapes` (which shapes, how many buffer
+//! sets), `stats`, `anchors` and `landing` (numbers and the rules on them), `provenance` (what the run
+//! ran on), `timer` (spin kernel and events), `cublas` (the dense baseline), `driver` (the run itself),
+//! `report` (the result model) rendered by `markdown` and `json`.
 
 mod anchors;
 mod config;

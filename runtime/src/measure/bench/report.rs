@@ -94,7 +94,7 @@ pub struct VariantResult {
     pub canonical: String,
     /// `None` when the check could not run (the reason is in `total`).
     pub parity: Option<ParitySummary>,
-    /// Quantizer + matmul (+ combine): what [`LoadedVariant::matmul`] queues.
+    /// Quantizer + matmul (+ combine): what [`crate::gpu::launch::LoadedVariant::matmul`] queues.
     pub total: Outcome,
     /// The variant's activation quantizer alone.
     pub quantizer: Outcome,
@@ -288,7 +288,7 @@ impl BenchReport {
             .collect();
         if !unanchored.is_empty() {
             notes.push(format!(
-                "ANCHORS.md section 4 has no directly called bf16 figure for {}, so the cuBLAS baseline is not \
+                "docs/DESIGN.md R4 has no directly called bf16 figure for {}, so the cuBLAS baseline is not \
                  checked there",
                 unanchored.join(", ")
             ));

@@ -86,7 +86,7 @@ mod tests {
 
     #[test]
     fn tflops_counts_two_flops_per_multiply_add() {
-        // 4096 x 512 x 14336 in 436 µs is llama.cpp's 137.8 TFLOPS (ANCHORS.md 4).
+        // 4096 x 512 x 14336 in 436 µs is llama.cpp's 137.8 TFLOPS (docs/DESIGN.md R4).
         let t = tflops(Shape::new(4096, 512, 14336), 436.0);
         assert!((t - 137.9).abs() < 0.1, "{t}");
     }

@@ -1,3 +1,0 @@
-#!/bin/bash
-# Session 10, lease 1, call 3: the sweep of refill = tma tuned again after the fold's rewrite (75 spill-free points).
-export MMQGEN_COMMIT=$(cat .device/commit); SH=""; for s in 4096,96,4096 4096,128,4096 4096,192,4096 4096,256,4096 14336,64,4096 14336,96,4096 14336,128,4096 14336,192,4096 14336,256,4096 4096,512,4096 4096,512,14336 14336,512,4096 4096,2048,4096 4096,2048,14336 14336,2048,4096 4096,4096,4096 4096,4096,14336 14336,4096,4096 14336,1024,4096; do SH="$SH --shape $s"; done; timeout 500 .device/mmqgen --variants examples/sweeps/regfold_tma.toml tune --sweep tma $SH --output $OUT/tune.toml --ranking $OUT/tune.ranking > $OUT/tune.log 2>&1; echo "tune exit $?"; tail -5 $OUT/tune.log; head -30 $OUT/tune.ranking.md
