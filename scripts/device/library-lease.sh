@@ -34,7 +34,7 @@ prepare)
 library)
     step "GPU"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
     echo "commit $(cat $D/commit)"
-    # ggml's build takes minutes: in its own session, so that it goes on after this call returns.
+    # ggml's build takes minutes: started with setsid, so that it goes on after this call returns.
     setsid nohup bash integrations/ggml/run.sh --lib "$PWD/$D/libmmqgen.so" --work "$GGML_WORK" --arch 90-real \
         --only build "$D/ggml.tar.gz" > /tmp/ggml-build.log 2>&1 < /dev/null &
     export MMQGEN_CACHE_DIR=/tmp/mmqgen-cache MMQGEN_REQUIRE_GPU=1

@@ -1,6 +1,6 @@
 //! Rendering: a validated description -> one CUDA module (docs/KERNELS.md), through the tera templates in
 //! `templates/` (embedded at build time). Everything the templates branch on is computed here, once, into one
-//! typed [`RenderContext`] (numbers, flags and keywords, no CUDA text), so that the templates write all the code
+//! typed `RenderContext` (numbers, flags and keywords, no CUDA text), so that the templates write all the code
 //! and the generated file holds only the arms the description selects.
 
 use crate::description::*;
@@ -147,7 +147,7 @@ const Q6K: Q6kContext = Q6kContext {
     d: q6k::D_OFFSET,
 };
 
-/// One weight layout (DECISIONS.md 2): raw GGUF blocks or padded ones.
+/// One weight layout (docs/DESIGN.md D2): raw GGUF blocks or padded ones.
 #[derive(Serialize)]
 struct LayoutContext {
     /// `raw` or `padded`: the suffix of the layout's entry point.
@@ -371,7 +371,7 @@ struct RenderContext {
 }
 
 fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
-    // The raw layout is only 2-byte aligned, so it always takes the narrow arm (DECISIONS.md 2).
+    // The raw layout is only 2-byte aligned, so it always takes the narrow arm (docs/DESIGN.md D2).
     let raw_fetch = match desc.scale_fetch {
         ScaleFetch::Plane => "plane",
         _ => "narrow",

@@ -101,7 +101,7 @@ pub fn describe_driver_error(e: DriverError) -> String {
 }
 
 /// Whether the kernel that failed left the context unusable (a fault inside a kernel is sticky: every later
-/// call in this process fails with the same error; DECISIONS.md 11).
+/// call in this process fails with the same error; docs/DESIGN.md D11).
 pub fn is_sticky_kernel_fault(e: DriverError) -> bool {
     use sys::CUresult::*;
     matches!(

@@ -444,7 +444,7 @@ impl TailSplit {
         (self.blocks - self.whole_tiles) / self.split
     }
 
-    /// f32 slots the split tiles need in the workspace ([`Self::split_tiles_len`]).
+    /// f32 slots the split tiles need in the workspace (`split_tiles_len`).
     pub fn workspace_len(&self, desc: &VariantDescription, k: usize) -> usize {
         if self.split == 1 {
             return 0;

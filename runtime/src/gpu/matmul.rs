@@ -543,7 +543,7 @@ pub struct Q6kMatrix<'m> {
 
 impl Q6kMatrix<'_> {
     /// What this matrix's calls read on the device: the layout's bytes plus every plane the config's variants
-    /// read. Compare with [`Q6kMatrix::gguf_bytes`].
+    /// read (docs/DESIGN.md D12). Compare with [`Q6kMatrix::gguf_bytes`].
     pub fn device_bytes(&self) -> usize {
         self.weights.device_bytes()
     }

@@ -331,8 +331,8 @@ mod tests {
 
     #[test]
     fn the_scales_map_reaches_every_tokens_scale() {
-        // Session 12: a map `n` wide cut off the scales that scale_position puts past n (n = 77: token 76's at 78),
-        // and the copy engine filled them with zeros.
+        // Found by the mutants of prefill log 38 (2026-12-01): a map `n` wide cut off the scales that scale_position
+        // puts past n (n = 77: token 76's at 78), and the copy engine filled them with zeros.
         let boxes = Boxes {
             weight_elements: 120,
             weight_rows: 128,

@@ -1,5 +1,5 @@
 //! Weights registered on the GPU: one q6_K matrix (m rows of K) in one layout, plus the scale planes the
-//! variants that fetch scales from a plane read (docs/KERNELS.md, DECISIONS.md 2).
+//! variants that fetch scales from a plane read (docs/KERNELS.md, docs/DESIGN.md D2).
 //!
 //! Two ways in:
 //! - from host bytes: registration validates the weights with the reference's `check_weights` (K a multiple of
@@ -30,7 +30,7 @@ use crate::gpu::device::{DeviceError, Gpu};
 /// Bytes of one GGUF q6_K block (the raw layout's block).
 pub const RAW_BLOCK_BYTES: usize = mmqgen_formats::BLOCK_BYTES;
 
-/// How the weight bytes sit in device memory (DECISIONS.md 2). A registration choice, not a variant field:
+/// How the weight bytes sit in device memory (docs/DESIGN.md D2). A registration choice, not a variant field:
 /// every variant has one entry point per layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Layout {
@@ -219,7 +219,7 @@ pub fn gguf_bytes(m: usize, k: usize) -> usize {
     Layout::Raw.matrix_bytes(m, k)
 }
 
-/// What registering an m x K matrix in `layout` for `variants` costs on the device (DECISIONS.md 12): the
+/// What registering an m x K matrix in `layout` for `variants` costs on the device (docs/DESIGN.md D12): the
 /// layout's bytes plus every plane one of them reads, each once.
 pub fn device_footprint<'v>(
     variants: impl IntoIterator<Item = &'v VariantDescription>,
