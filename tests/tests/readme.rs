@@ -15,6 +15,19 @@ mod walkthrough {
     include!("../readme/catalogue_variant.rs");
 }
 
+/// The engine example, exactly as the README shows it: it compiles here and runs where there is a GPU.
+mod engine {
+    include!("../readme/engine.rs");
+    pub(super) fn run(
+        blocks: &[u8],
+        m: usize,
+        k: usize,
+        n: usize,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        serve(blocks, m, k, n)
+    }
+}
+
 fn readme() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
         .expect("README.md reads")
@@ -42,6 +55,10 @@ fn the_readme_examples_are_the_tested_files() {
     assert!(
         rust.contains(&include_str!("../readme/catalogue_variant.rs").to_string()),
         "README's catalogue example differs from tests/readme/catalogue_variant.rs"
+    );
+    assert!(
+        rust.contains(&include_str!("../readme/engine.rs").to_string()),
+        "README's engine example differs from tests/readme/engine.rs"
     );
     let user_main = include_str!("../../examples/user-crate/src/main.rs");
     let user_main = &user_main[user_main.find("use std::process::ExitCode;").unwrap()..];
@@ -152,4 +169,19 @@ fn the_expanded_engine_rule_is_a_valid_config() {
         pick.variant.engine.is_prefolded(),
         "the README's example names an expanded engine"
     );
+}
+
+#[test]
+fn the_engine_example_runs_on_a_gpu() {
+    if let Err(e) = mmqgen::Mmq::new(0) {
+        mmqgen::testing::skip_or_fail(
+            "MMQGEN_REQUIRE_GPU",
+            "the_engine_example_runs_on_a_gpu",
+            &format!("no CUDA GPU: {e}"),
+        );
+        return;
+    }
+    let (m, k) = (4096, 4096);
+    let (blocks, _) = mmqgen::reference::digest_case_inputs(m, 1, k, 1);
+    engine::run(&blocks, m, k, 8).expect("the README's engine example runs");
 }
