@@ -9,8 +9,9 @@ use crate::variant;
 pub const DP4A_F32_PER16: VariantDescription = variant! {
     name: "dp4a_f32_per16", engine: dp4a, mode: f32_per16, archs: [sm_80, sm_90],
 };
+/// Declared for every architecture: the default above 16 tokens on sm_75, which has no int8 mma of these shapes.
 pub const DP4A_INT_PER32: VariantDescription = variant! {
-    name: "dp4a_int_per32", engine: dp4a, mode: int_per32, archs: [sm_80, sm_90],
+    name: "dp4a_int_per32", engine: dp4a, mode: int_per32, archs: [turing_and_later],
 };
 pub const DP4A_INT_PER256: VariantDescription = variant! {
     name: "dp4a_int_per256", engine: dp4a, mode: int_per256, archs: [sm_80, sm_90],
@@ -95,12 +96,13 @@ pub const PREFOLDED_SMALL_N: VariantDescription = variant! {
     warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16,
     stages: 2, archs: [sm_80, sm_90],
 };
-/// Split-K for few tokens: K in two halves of whole segments, then the ordered combine. The default on sm_80, and
-/// for raw registrations at n = 17..64 (to 128 below m = 8192; decode log 18).
+/// Split-K for few tokens: K in two halves of whole segments, then the ordered combine. The default on sm_80 (and,
+/// unmeasured, on sm_86, sm_87, sm_89, sm_120 and sm_121; ptxas spills it on sm_100), and for raw registrations at
+/// n = 17..64 (to 128 below m = 8192; decode log 18).
 pub const SPLITK2_PER32: VariantDescription = variant! {
     name: "splitk2_per32", engine: mma_k16, mode: int_per32, kdr: 4, nbj: 64, tile_n: 32, warps_m: 2,
     warps_n: 2, ksplit: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
-    archs: [sm_80, sm_90],
+    archs: [sm_80, sm_86, sm_87, sm_89, sm_90, sm_120, sm_121],
 };
 /// Split-K by four with the fold per 256 (sm_90 only: sm_80's ptxas spills a predicate of it).
 pub const SPLITK4_FOLD_PER256: VariantDescription = variant! {
@@ -189,12 +191,12 @@ pub const TMA_128X128: VariantDescription = variant! {
     refill: tma, chunk_unroll: 1, archs: [sm_90],
 };
 /// 128 rows x 64 tokens, segment totals in shared memory: the default of sessions 9 and 10 at n = 33..80 from m =
-/// 8192 and 225..384 below; since the third tune (57.0 against 54.4 µs for `tma_64x64_b2` at 14336x64x4096) a
-/// declared point, not picked.
+/// 8192 and 225..384 below; since the third tune (57.0 against 54.4 µs for `tma_64x64_b2` at 14336x64x4096) not
+/// picked on sm_90. sm_100 and sm_103 take it from n = 129 (unmeasured: ptxas spills the larger tiles there).
 pub const TMA_128X64: VariantDescription = variant! {
     name: "tma_128x64", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
-    totals: shared, refill: tma, chunk_unroll: 4, archs: [sm_90],
+    totals: shared, refill: tma, chunk_unroll: 4, archs: [sm_90, sm_100, sm_103],
 };
 /// 64 rows x 96 tokens, 4 warps of 16 x 96, segment totals in shared memory, two blocks an SM (the three-stage
 /// `tma_64x96` of session 9 spilled after log 35): the default at n = 81..112 and 161..224 from m = 8192 (75.1 and
@@ -231,12 +233,12 @@ pub const TMA_64X96_W2: VariantDescription = variant! {
     refill: tma, chunk_unroll: 4, archs: [sm_90],
 };
 /// 64 rows x 64 tokens, 4 x 2 warps of 16 x 32, three stages: the default of sessions 9 and 10 at n = 97..160
-/// below m = 8192; since the third tune (39.2 against 37.7 µs for `tma_64x64_b2` at 4096x128x4096) a declared
-/// point, not picked.
+/// below m = 8192; since the third tune (39.2 against 37.7 µs for `tma_64x64_b2` at 4096x128x4096) not picked on
+/// sm_90. sm_100 and sm_103 take it at n = 33..128 (unmeasured: ptxas spills `tma_64x64_b2` on sm_103).
 pub const TMA_64X64_W2: VariantDescription = variant! {
     name: "tma_64x64_w2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
     warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 3,
-    refill: tma, chunk_unroll: 4, archs: [sm_90],
+    refill: tma, chunk_unroll: 4, archs: [sm_90, sm_100, sm_103],
 };
 /// Small batches (issue 12, docs/PERF.md decode log 9): the register fold with K split in four, so that 64-row
 /// blocks of few tokens fill the 132 SMs (m = 4096 gives 64 row blocks); the combine adds the segment partials
@@ -284,7 +286,7 @@ pub const REGFOLD_64X64_KS2: VariantDescription = variant! {
 pub const WIDEN_128X16: VariantDescription = variant! {
     name: "widen_128x16", engine: mma_k16_widen, mode: int_per32, kdr: 8, nbj: 128, tile_n: 16,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
-    refill: tma, blocks_per_sm: 2, archs: [sm_90],
+    refill: tma, blocks_per_sm: 2, archs: [sm_90, sm_100, sm_103],
 };
 /// 128 rows x 16 tokens, K split in four, four stages: the default at n = 5..16 below m = 8192 (15.9 / 15.6 µs
 /// against 17.7 / 17.5 at 4096 x 8 / 16 x 4096, 33.1 / 33.3 against 39.5 / 40.0 at K = 14336).
@@ -299,7 +301,7 @@ pub const WIDEN_128X16_KS4: VariantDescription = variant! {
 pub const WIDEN_112X32: VariantDescription = variant! {
     name: "widen_112x32", engine: mma_k16_widen, mode: int_per32, kdr: 8, nbj: 112, tile_n: 32,
     warps_m: 7, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
-    refill: tma, archs: [sm_90],
+    refill: tma, archs: [sm_90, sm_100, sm_103],
 };
 /// 64 rows x 32 tokens, K split in four: the default at n = 17..32 below m = 8192 (18.7 / 18.2 µs against 21.5 /
 /// 22.3 at 4096 x 24 / 32 x 4096, 44.9 against 56.0 at 4096x32x14336).
@@ -405,27 +407,28 @@ pub const WGMMA_F16_128X64: VariantDescription = variant! {
 
 /// Decode (issue 12): each warp streams its rows along K straight from the q6_K blocks into registers, a pass
 /// ahead, two rows at a time, with `dp4a`; 8 rows of 4 warps a block. One token a block: the default at n = 1 for
-/// raw registrations and where K is too long for the ring.
+/// raw registrations and where K is too long for the ring. It, `stream_t2`, `stream_t4` and `stream_t4_wide` need
+/// nothing but dp4a, so they are declared for every architecture (the decode picks on sm_75, sm_100 and sm_103).
 pub const STREAM_T1: VariantDescription = variant! {
     name: "stream_t1", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 1, warps_m: 4, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, archs: [turing_and_later],
 };
 /// The streaming engine with 2 tokens a block: the default at n = 2 for raw registrations and where K is too
 /// long for the ring.
 pub const STREAM_T2: VariantDescription = variant! {
     name: "stream_t2", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 2, warps_m: 4, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, archs: [turing_and_later],
 };
 /// The streaming engine with 4 tokens a block: the default for raw registrations at n = 5..16, in token tiles
 /// of 4 (decode log 18).
 pub const STREAM_T4: VariantDescription = variant! {
     name: "stream_t4", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 4, warps_m: 4, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, archs: [turing_and_later],
 };
 /// 4 tokens, 16 rows a block (4 per warp): the default for raw registrations at n = 3..4 (decode log 16).
 pub const STREAM_T4_WIDE: VariantDescription = variant! {
     name: "stream_t4_wide", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 16, tile_n: 4, warps_m: 4,
-    warps_n: 1, scale_fetch: narrow, expand: uint4, archs: [sm_90],
+    warps_n: 1, scale_fetch: narrow, expand: uint4, archs: [turing_and_later],
 };
 /// The streaming engine with 8 tokens a block, one row at a time. Not picked by the default: `stream_t4` in two
 /// token tiles is faster at n = 8 (docs/PERF.md, decode log 8).
@@ -439,7 +442,7 @@ pub const STREAM_T8: VariantDescription = variant! {
 /// block: the default at n = 1 below m = 8192 for K above 4096 (`ring_t1_fused` takes K up to 4096).
 pub const RING_T1: VariantDescription = variant! {
     name: "ring_t1", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 1, warps_m: 8, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90, sm_100, sm_103],
 };
 /// The ring with 112 rows a block (about one block per SM at m = 14336): the default at n = 1 from m = 8192 for K
 /// above 4096 (`ring_t1_tall_fused` below).
@@ -471,7 +474,7 @@ pub const RING_T1_KS4_FUSED: VariantDescription = variant! {
 /// stage at 4096 x 2 x 8192 / 14336): the default at n = 2 below m = 8192 for K above 4096.
 pub const RING_T2: VariantDescription = variant! {
     name: "ring_t2", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 2, warps_m: 8, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90, sm_100, sm_103],
 };
 /// `ring_t2` quantizing its tokens itself (quantizer = fused), x loaded before the weights' first copies: the
 /// default at n = 2 below m = 8192 up to K = 4096 (9.9 against 11.9 µs for `ring_t2` at 4096x2x4096, docs/PERF.md
@@ -509,7 +512,8 @@ pub const RING_T4_FUSED: VariantDescription = variant! {
 /// n = 3..4 below m = 8192 for K from 4097 to 14080.
 pub const RING_T4: VariantDescription = variant! {
     name: "ring_t4", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 8, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, stages: 2, token_unroll: 1, ring_lanes: rows, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, stages: 2, token_unroll: 1, ring_lanes: rows,
+    archs: [sm_90, sm_100, sm_103],
 };
 /// Four tokens, 112 rows a block, one token at a time (decode log 36: 24.25 / 26.85 against 24.7 / 28.25 µs
 /// unrolled at 14336 x 3 / 4 x 4096): the default at n = 3..4 from m = 8192, and n = 2 there above K = 4096 (K up
