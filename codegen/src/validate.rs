@@ -179,8 +179,9 @@ pub const MAX_CLUSTER_BLOCKS: u32 = 8;
 /// Row groups a fragment ring may have: each has a named barrier of its own (1..=15; 0 is the block's).
 pub const RING_FRAGMENT_ROW_GROUPS: u32 = 15;
 
-/// The ring engine's own rules: bulk copies of whole q6_K blocks, whole K per block, and a few tokens (the
-/// architectures with bulk copies are the feature table's). (`stages` is the depth of each warp's ring: 1 still works, with no copy in flight during a stage.)
+/// The ring engine's own rules: bulk copies of whole q6_K blocks (on the architectures the feature table gives
+/// them), whole K per block, and a few tokens. (`stages` is the depth of each warp's ring: 1 still works, with no
+/// copy in flight during a stage.)
 fn validate_stream_ring(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
     require_int_per32(desc, errors);
     require_fields(
