@@ -63,7 +63,7 @@ fn status_of(error: &MmqError) -> Status {
             _ => Status::Cuda,
         },
         MmqError::Config(_) => Status::Config,
-        MmqError::Select(_) | MmqError::UnsupportedArch(_) => Status::Unsupported,
+        MmqError::Select(_) | MmqError::UnsupportedArch { .. } => Status::Unsupported,
         MmqError::Weights(WeightsError::BorrowedPlane { .. }) => Status::Unsupported,
         MmqError::Weights(WeightsError::Device(_)) => Status::Cuda,
         MmqError::Weights(_)

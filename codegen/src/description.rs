@@ -4,6 +4,7 @@
 //! const-constructible so that `variant!` can expand to a `const`, and carry no rendering or CUDA
 //! dependencies so that the proc-macro builds fast (docs/DESIGN.md D9).
 
+pub use crate::arch::{Arch, ArchSet};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -50,8 +51,8 @@ pub enum Engine {
     /// where a matmul is a stream of weight bytes.
     StreamDp4a,
     /// Decode through a shared-memory ring: the block's weight rows, one contiguous run of q6_K blocks, arrive in
-    /// bulk copies (`cp.async.bulk`, sm_90) a stage ahead; each thread takes one whole super-block a stage and
-    /// forms its eight chunk sums with `__dp4a` against the block's tokens, staged once in shared memory. On the
+    /// bulk copies (`cp.async.bulk`, sm_90 and later) a stage ahead; each thread takes one whole super-block a stage
+    /// and forms its eight chunk sums with `__dp4a` against the block's tokens, staged once in shared memory. On the
     /// padded layout no lane loads a weight byte from global memory and no register holds bytes in flight.
     StreamRing,
 }
@@ -157,7 +158,7 @@ pub enum Refill {
     Spread,
     /// Three bulk tensor copies (TMA) a stage, completing on the stage's mbarrier and issued by the last warp to
     /// finish reading it, so that no warp waits at a block-wide barrier (engine `mma_k32_regfold`, padded layout;
-    /// sm_90).
+    /// sm_90 and later).
     Tma,
 }
 
@@ -169,17 +170,6 @@ pub enum CpAsync {
     B8,
     B16,
 }
-
-/// A GPU architecture the variant is compiled for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Arch {
-    Sm80,
-    Sm90,
-}
-
-/// A set of architectures, as bits so that it stays const-constructible.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ArchSet(pub u8);
 
 /// One q6_K MMQ variant.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -504,59 +494,6 @@ impl CpAsync {
     }
 }
 
-impl Arch {
-    pub const ALL: [Arch; 2] = [Arch::Sm80, Arch::Sm90];
-    pub const fn keyword(self) -> &'static str {
-        match self {
-            Arch::Sm80 => "sm_80",
-            Arch::Sm90 => "sm_90",
-        }
-    }
-    /// Compute capability as (major, minor).
-    pub const fn compute_capability(self) -> (u32, u32) {
-        match self {
-            Arch::Sm80 => (8, 0),
-            Arch::Sm90 => (9, 0),
-        }
-    }
-    /// Largest shared memory one block may opt into (CUDA programming guide, compute capabilities table).
-    /// Shared memory of one SM; each resident block also reserves 1 KiB of it.
-    pub const fn shared_bytes_per_sm(self) -> u32 {
-        match self {
-            Arch::Sm80 => 164 * 1024,
-            Arch::Sm90 => 228 * 1024,
-        }
-    }
-    pub const fn max_shared_bytes_per_block(self) -> u32 {
-        match self {
-            Arch::Sm80 => 163 * 1024,
-            Arch::Sm90 => 227 * 1024,
-        }
-    }
-    const fn bit(self) -> u8 {
-        match self {
-            Arch::Sm80 => 1,
-            Arch::Sm90 => 2,
-        }
-    }
-}
-
-impl ArchSet {
-    pub const EMPTY: ArchSet = ArchSet(0);
-    pub const fn with(self, arch: Arch) -> ArchSet {
-        ArchSet(self.0 | arch.bit())
-    }
-    pub const fn contains(self, arch: Arch) -> bool {
-        self.0 & arch.bit() != 0
-    }
-    pub fn iter(self) -> impl Iterator<Item = Arch> {
-        Arch::ALL.into_iter().filter(move |a| self.contains(*a))
-    }
-    pub const fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-}
-
 impl VariantDescription {
     /// The explicit defaults every omitted field takes (the README lists them too).
     pub const DEFAULTS: VariantDescription = VariantDescription {
@@ -718,12 +655,5 @@ impl fmt::Display for CpAsync {
             CpAsync::Off => f.write_str("off"),
             other => write!(f, "{}", other.bytes()),
         }
-    }
-}
-
-impl fmt::Display for ArchSet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = self.iter().map(Arch::keyword).collect();
-        write!(f, "[{}]", names.join(", "))
     }
 }

@@ -110,6 +110,8 @@ fn cp_async(field: &str, value: &FieldValue) -> Result<CpAsync, FieldError> {
     })
 }
 
+/// A list of architectures and families (`[sm_80, sm_90]`, `[ampere_and_later]`) as one set; an architecture
+/// named twice, directly or through a family, is refused.
 fn arch_set(field: &str, value: &FieldValue) -> Result<ArchSet, FieldError> {
     let items = match value {
         FieldValue::List(items) => items.as_slice(),
@@ -117,13 +119,36 @@ fn arch_set(field: &str, value: &FieldValue) -> Result<ArchSet, FieldError> {
     };
     let mut set = ArchSet::EMPTY;
     for item in items {
-        let arch: Arch = keyword_value(field, item)?;
-        if set.contains(arch) {
-            return Err(err(field, format!("{field} lists {arch} twice")));
+        let (named, what) = match item {
+            FieldValue::Word(w) | FieldValue::Str(w) => match (
+                Arch::from_keyword(w),
+                crate::arch::ArchFamily::from_keyword(w),
+            ) {
+                (Some(arch), _) => (ArchSet::EMPTY.with(arch), None),
+                (None, Some(family)) => (family.archs(), Some(family.keyword)),
+                (None, None) => return Err(unknown_arch(field, item)),
+            },
+            other => return Err(unknown_arch(field, other)),
+        };
+        if let Some(twice) = set.intersection(named).iter().next() {
+            let through = what.map_or(String::new(), |family| format!(" (through {family})"));
+            return Err(err(field, format!("{field} lists {twice} twice{through}")));
         }
-        set = set.with(arch);
+        set = set.union(named);
     }
     Ok(set)
+}
+
+fn unknown_arch(field: &str, value: &FieldValue) -> FieldError {
+    err(
+        field,
+        format!(
+            "{field} must list architectures ({}) or families of them ({}); got {}",
+            <Arch as Keyword>::KEYWORDS.join(", "),
+            crate::arch::ARCH_FAMILIES.map(|f| f.keyword).join(", "),
+            describe(value)
+        ),
+    )
 }
 
 fn name(field: &str, value: &FieldValue) -> Result<Cow<'static, str>, FieldError> {
@@ -204,7 +229,7 @@ pub enum RustLiteral {
         value: String,
     },
     /// An [`ArchSet`]'s bits.
-    ArchBits(u8),
+    ArchBits(u16),
 }
 
 /// One field of a description: the single declaration that the field list, the parser of written values
@@ -642,6 +667,42 @@ mod tests {
                 "tail_parts           = 1",
             ]
         );
+    }
+
+    #[test]
+    fn archs_take_architectures_and_families() {
+        let archs = |items: &[&str]| {
+            let mut desc = VariantDescription::DEFAULTS;
+            let list = FieldValue::List(
+                items
+                    .iter()
+                    .map(|w| FieldValue::Word(w.to_string()))
+                    .collect(),
+            );
+            set_field(&mut desc, "archs", &list).map(|()| desc.archs)
+        };
+        assert_eq!(
+            archs(&["sm_75", "ampere_and_later"]),
+            Ok(crate::arch::ArchSet::ALL)
+        );
+        assert_eq!(
+            archs(&["blackwell_and_later"]).unwrap().to_string(),
+            "[sm_100, sm_103, sm_120, sm_121]"
+        );
+        assert_eq!(
+            archs(&["sm_100", "blackwell_and_later"])
+                .unwrap_err()
+                .message,
+            "archs lists sm_100 twice (through blackwell_and_later)"
+        );
+        assert_eq!(
+            archs(&["sm_80", "sm_80"]).unwrap_err().message,
+            "archs lists sm_80 twice"
+        );
+        assert!(archs(&["sm_70"])
+            .unwrap_err()
+            .message
+            .starts_with("archs must list architectures (sm_75, sm_80,"));
     }
 
     #[test]

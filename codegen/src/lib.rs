@@ -1,7 +1,9 @@
 //! mmqgen's code generator: description -> validation -> (feature `render`) CUDA source.
 //!
 //! The pipeline a variant goes through, one module per step:
+//! - [`arch`]: the architectures, as the features and shared memory each has (the one table);
 //! - [`description`]: the typed fields a person declares;
+//! - [`features`]: which of those features a description's module uses;
 //! - [`fields`]: the field table, and turning written fields (macro or TOML) into a description, with sentences;
 //! - [`mod@validate`]: which descriptions are legal;
 //! - [`layout`]: the shared-memory layout, shared by the validator and the renderer;
@@ -10,7 +12,9 @@
 //! - [`sweep`]: sweeps, descriptions whose fields hold lists, expanded to their product;
 //! - `render` (feature): the CUDA source, through the tera templates in `templates/`.
 
+pub mod arch;
 pub mod description;
+pub mod features;
 pub mod fields;
 pub mod layout;
 pub mod name;
@@ -20,6 +24,7 @@ pub mod spec_file;
 pub mod sweep;
 pub mod validate;
 
+pub use arch::{ArchFamily, Feature, FeatureSet, Support};
 pub use description::*;
 pub use fields::{FieldError, FieldValue};
 pub use layout::{

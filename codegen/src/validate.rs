@@ -4,7 +4,9 @@
 //! runtime, so a rule is written once. Rules follow docs/DESIGN.md D2-D4 and D9-D10 and the shapes the templates
 //! can render; the shared-memory rule uses the renderer's own layout function.
 
+use crate::arch::{FeatureSet, ARCH_FAMILIES};
 use crate::description::*;
+use crate::features::{feature_needs, FeatureNeed};
 use crate::fields::FieldError;
 use crate::layout::shared_layout;
 use mmqgen_formats::input::shown;
@@ -177,8 +179,9 @@ pub const MAX_CLUSTER_BLOCKS: u32 = 8;
 /// Row groups a fragment ring may have: each has a named barrier of its own (1..=15; 0 is the block's).
 pub const RING_FRAGMENT_ROW_GROUPS: u32 = 15;
 
-/// The ring engine's own rules: bulk copies of whole q6_K blocks, sm_90 only, whole K per block, and a few
-/// tokens. (`stages` is the depth of each warp's ring: 1 still works, with no copy in flight during a stage.)
+/// The ring engine's own rules: bulk copies of whole q6_K blocks (on the architectures the feature table gives
+/// them), whole K per block, and a few tokens. (`stages` is the depth of each warp's ring: 1 still works, with no
+/// copy in flight during a stage.)
 fn validate_stream_ring(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
     require_int_per32(desc, errors);
     require_fields(
@@ -264,15 +267,42 @@ fn validate_stream_ring(desc: &VariantDescription, errors: &mut Vec<FieldError>)
             ),
         );
     }
-    check(
-        desc.archs == ArchSet::EMPTY.with(Arch::Sm90),
-        "archs",
+}
+
+/// Refuses the architectures of `archs` that lack a feature `need` names, in one sentence naming the feature and
+/// the architectures that have it.
+fn require_features(errors: &mut Vec<FieldError>, archs: ArchSet, need: &FeatureNeed) {
+    let having = ArchSet::having(need.features);
+    let lacking = archs.without(having);
+    if lacking.is_empty() {
+        return;
+    }
+    // The sentence names the features some named architecture lacks, not those every one has.
+    let missing: FeatureSet = need
+        .features
+        .iter()
+        .filter(|f| lacking.iter().any(|a| !a.has(*f)))
+        .collect();
+    let having_missing = ArchSet::having(missing);
+    let who = match having_missing.iter().count() {
+        0 => "no architecture mmqgen targets has".to_string(),
+        1 => format!("only {} has", having_missing.list_for(missing)),
+        _ => format!("only {} have", having_missing.list_for(missing)),
+    };
+    let not = if lacking.iter().count() == 1 {
+        "does"
+    } else {
+        "do"
+    };
+    errors.push(fail(
+        need.field,
         format!(
-            "engine stream_ring uses bulk copies completing on an mbarrier, which only sm_90 has: archs must be \
-             [sm_90]; got {}",
-            desc.archs
+            "{} needs {}, which {who}: archs names {}, which {not} not",
+            need.what,
+            missing,
+            lacking.list()
         ),
-    );
+    ));
 }
 
 /// Checks every rule; returns all violations (each names its field) or nothing.
@@ -683,15 +713,6 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                 desc.engine, desc.cp_async_activations, desc.cp_async_plane
             ),
         );
-        check(
-            &mut errors,
-            desc.archs == ArchSet::EMPTY.with(Arch::Sm90),
-            "archs",
-            format!(
-                "engine {} uses wgmma, which only sm_90 has: archs must be [sm_90]; got {}",
-                desc.engine, desc.archs
-            ),
-        );
     }
     check(
         &mut errors,
@@ -845,17 +866,16 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
                 || desc.ring_lanes == RingLanes::Fragments
                 || (desc.engine == Engine::WgmmaK32Regfold && desc.mode == NumericsMode::Int12Per256))
                 && desc.stages > 1
-                && desc.archs == ArchSet::EMPTY.with(Arch::Sm90)
                 && desc.nbj <= TMA_MAX_BOX_ROWS
                 && desc.tile_n <= TMA_MAX_BOX_ROWS,
             "refill",
             format!(
-                "refill = tma stages each window with bulk tensor copies (TMA) completing on an mbarrier (sm_90 \
-                 only), whose boxes take at most {TMA_MAX_BOX_ROWS} rows: it needs engine mma_k32_regfold or \
-                 mma_k16_widen (or wgmma_k32_regfold under mode int12_per256, or stream_ring with ring_lanes = \
-                 fragments), stages > 1, archs [sm_90], nbj and tile_n at most {TMA_MAX_BOX_ROWS}; this is engine {} \
-                 (mode {}) with stages = {}, archs {}, nbj = {}, tile_n = {}",
-                desc.engine, desc.mode, desc.stages, desc.archs, desc.nbj, desc.tile_n
+                "refill = tma stages each window with bulk tensor copies (TMA) completing on an mbarrier, whose \
+                 boxes take at most {TMA_MAX_BOX_ROWS} rows: it needs engine mma_k32_regfold or mma_k16_widen (or \
+                 wgmma_k32_regfold under mode int12_per256, or stream_ring with ring_lanes = fragments), stages > 1, \
+                 nbj and tile_n at most {TMA_MAX_BOX_ROWS}; this is engine {} (mode {}) with stages = {}, nbj = {}, \
+                 tile_n = {}",
+                desc.engine, desc.mode, desc.stages, desc.nbj, desc.tile_n
             ),
         ),
     }
@@ -899,10 +919,14 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         !desc.archs.is_empty(),
         "archs",
         format!(
-            "archs must name at least one of {}",
-            Arch::ALL.map(Arch::keyword).join(", ")
+            "archs must name at least one of {} (or a family: {})",
+            Arch::ALL.map(Arch::keyword).join(", "),
+            ARCH_FAMILIES.map(|f| f.keyword).join(", ")
         ),
     );
+    for need in feature_needs(desc) {
+        require_features(&mut errors, desc.archs, &need);
+    }
     check(
         &mut errors,
         matches!(desc.chunk_unroll, 0 | 1 | 2 | 4)

@@ -539,7 +539,7 @@ mod tests {
                 fold_warps: 0u32,
                 producer: ::mmqgen::codegen::Producer::None,
                 tail_parts: 1u32,
-                archs: ::mmqgen::codegen::ArchSet(3u8),
+                archs: ::mmqgen::codegen::ArchSet(34u16),
                 allow_spills: false,
             }
         };

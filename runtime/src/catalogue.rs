@@ -14,9 +14,10 @@ pub const DP4A_F32_PER16: VariantDescription = variant! {
     name: "dp4a_f32_per16", engine: dp4a, mode: f32_per16, archs: [sm_80, sm_90],
 };
 /// The walking skeleton in `int_per32`; the base of two of the mutants (`check::mutants`) and of the
-/// every-field test.
+/// every-field test. Declared for every architecture: the default above 16 tokens on sm_75, which has no
+/// int8 mma of these shapes.
 pub const DP4A_INT_PER32: VariantDescription = variant! {
-    name: "dp4a_int_per32", engine: dp4a, mode: int_per32, archs: [sm_80, sm_90],
+    name: "dp4a_int_per32", engine: dp4a, mode: int_per32, archs: [turing_and_later],
 };
 /// The seed's r41 (docs/DESIGN.md R1): uint4 weight-expand loads, narrow scale reads (`d * sc` in f32 per 16). The
 /// base of the `swapped_fma_order` mutant and of many CLI tests.
@@ -106,12 +107,13 @@ pub const PREFOLDED_SMALL_N: VariantDescription = variant! {
     warps_m: 4, warps_n: 1, ksplit: 4, scale_fetch: plane, cp_async_activations: 16, cp_async_plane: 16,
     stages: 2, archs: [sm_80, sm_90],
 };
-/// Split-K for few tokens: K in two halves of whole segments, then the ordered combine. The default on sm_80
-/// (rule `any-sm80`) and for raw registrations at n = 17..64 (to 128 below m = 8192; decode log 18).
+/// Split-K for few tokens: K in two halves of whole segments, then the ordered combine. The default on sm_80 (and,
+/// unmeasured, on sm_86, sm_87, sm_89, sm_120 and sm_121; ptxas spills it on sm_100), and for raw registrations at
+/// n = 17..64 (to 128 below m = 8192; decode log 18).
 pub const SPLITK2_PER32: VariantDescription = variant! {
     name: "splitk2_per32", engine: mma_k16, mode: int_per32, kdr: 4, nbj: 64, tile_n: 32, warps_m: 2,
     warps_n: 2, ksplit: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: 16, stages: 2,
-    archs: [sm_80, sm_90],
+    archs: [sm_80, sm_86, sm_87, sm_89, sm_90, sm_120, sm_121],
 };
 /// Split-K by four on the fold engine, 32-bit weight loads (sm_90 only: sm_80's ptxas spills a predicate of it):
 /// the fold engine's split-K and `u32` expansion.
@@ -160,6 +162,14 @@ pub const TMA_128X128: VariantDescription = variant! {
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
     refill: tma, chunk_unroll: 1, archs: [sm_90],
 };
+/// 128 rows x 64 tokens, segment totals in shared memory: not picked on sm_90 since the third tune of the copy-engine
+/// fold (57.0 against 54.4 µs for `tma_64x64_b2` at 14336x64x4096). sm_100 and sm_103 take it from n = 129
+/// (unmeasured: ptxas spills the larger tiles there).
+pub const TMA_128X64: VariantDescription = variant! {
+    name: "tma_128x64", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 128, tile_n: 64,
+    warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
+    totals: shared, refill: tma, chunk_unroll: 4, archs: [sm_90, sm_100, sm_103],
+};
 /// 64 rows x 64 tokens, 4 warps of 16 x 64, two blocks an SM (prefill log 36): the default at n = 33..80 from
 /// m = 8192, and below it at 65..96 up to K = 4096 and 97..128 up to K = 14335 (34.8 against 39.7 µs for `regfold_64x32_ks2` at
 /// 4096x96x4096, decode log 29; 34.4 against 42.0 for `wgmma_i12_128x64` at 4096x128x4096).
@@ -167,6 +177,14 @@ pub const TMA_64X64_B2: VariantDescription = variant! {
     name: "tma_64x64_b2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
     warps_m: 4, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
     blocks_per_sm: 2, refill: tma, chunk_unroll: 4, archs: [sm_90],
+};
+/// 64 rows x 64 tokens, 4 x 2 warps of 16 x 32, three stages: not picked on sm_90 since the third tune of the
+/// copy-engine fold (39.2 against 37.7 µs for `tma_64x64_b2` at 4096x128x4096). sm_100 and sm_103 take it at
+/// n = 33..128 (unmeasured: ptxas spills `tma_64x64_b2` on sm_103).
+pub const TMA_64X64_W2: VariantDescription = variant! {
+    name: "tma_64x64_w2", engine: mma_k32_regfold, mode: int_per32, kdr: 8, nbj: 64, tile_n: 64,
+    warps_m: 4, warps_n: 2, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 3,
+    refill: tma, chunk_unroll: 4, archs: [sm_90, sm_100, sm_103],
 };
 
 /// Small batches without the fold (engine `mma_k16_widen`, decode logs 26-27): each weight widened to q6 in [0, 63]
@@ -177,7 +195,7 @@ pub const TMA_64X64_B2: VariantDescription = variant! {
 pub const WIDEN_128X16: VariantDescription = variant! {
     name: "widen_128x16", engine: mma_k16_widen, mode: int_per32, kdr: 8, nbj: 128, tile_n: 16,
     warps_m: 8, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
-    refill: tma, blocks_per_sm: 2, archs: [sm_90],
+    refill: tma, blocks_per_sm: 2, archs: [sm_90, sm_100, sm_103],
 };
 /// 128 rows x 16 tokens, K split in four, four stages: the default at n = 9..16 below m = 8192 (15.9 / 15.6 µs
 /// against 17.7 / 17.5 for the K-split register fold at 4096 x 8 / 16 x 4096, 33.1 / 33.3 against 39.5 / 40.0 at
@@ -193,7 +211,7 @@ pub const WIDEN_128X16_KS4: VariantDescription = variant! {
 pub const WIDEN_112X32: VariantDescription = variant! {
     name: "widen_112x32", engine: mma_k16_widen, mode: int_per32, kdr: 8, nbj: 112, tile_n: 32,
     warps_m: 7, warps_n: 1, scale_fetch: narrow, expand: uint4, cp_async_activations: off, stages: 2,
-    refill: tma, archs: [sm_90],
+    refill: tma, archs: [sm_90, sm_100, sm_103],
 };
 /// 64 rows x 32 tokens, K split in four: the default at n = 17..32 below m = 8192 (18.7 / 18.2 µs against 21.5 /
 /// 22.3 at 4096 x 24 / 32 x 4096, 44.9 against 56.0 at 4096x32x14336).
@@ -302,29 +320,30 @@ pub const WGMMA_F16_128X64: VariantDescription = variant! {
     totals: shared, archs: [sm_90],
 };
 
-/// Decode (decode logs 1-8): each warp streams its rows along K straight from the q6_K blocks into registers, a
-/// pass ahead, two rows at a time, with `dp4a`; 8 rows of 4 warps a block. One token a block: the default at
-/// n = 1 for raw registrations and where K is too long for the ring.
+/// Decode (decode logs 1-8): each warp streams its rows along K straight from the q6_K blocks into registers, a pass
+/// ahead, two rows at a time, with `dp4a`; 8 rows of 4 warps a block. One token a block: the default at n = 1 for
+/// raw registrations and where K is too long for the ring. It, `stream_t2`, `stream_t4` and `stream_t4_wide` need
+/// nothing but dp4a, so they are declared for every architecture (the decode picks on sm_75, sm_100 and sm_103).
 pub const STREAM_T1: VariantDescription = variant! {
     name: "stream_t1", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 1, warps_m: 4, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, archs: [turing_and_later],
 };
 /// The streaming engine with 2 tokens a block: the default at n = 2 for raw registrations and where K is too
 /// long for the ring.
 pub const STREAM_T2: VariantDescription = variant! {
     name: "stream_t2", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 2, warps_m: 4, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, archs: [turing_and_later],
 };
 /// The streaming engine with 4 tokens a block: the default for raw registrations at n = 5..16, in token tiles
 /// of 4 (decode log 18).
 pub const STREAM_T4: VariantDescription = variant! {
     name: "stream_t4", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 8, tile_n: 4, warps_m: 4, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, archs: [turing_and_later],
 };
 /// 4 tokens, 16 rows a block (4 a warp): the default for raw registrations at n = 3..4 (decode log 16).
 pub const STREAM_T4_WIDE: VariantDescription = variant! {
     name: "stream_t4_wide", engine: stream_dp4a, mode: int_per32, kdr: 8, nbj: 16, tile_n: 4, warps_m: 4,
-    warps_n: 1, scale_fetch: narrow, expand: uint4, archs: [sm_90],
+    warps_n: 1, scale_fetch: narrow, expand: uint4, archs: [turing_and_later],
 };
 
 /// Decode through a shared-memory ring (engine `stream_ring`, decode logs 12-14): the block's 32 rows stream in
@@ -332,7 +351,7 @@ pub const STREAM_T4_WIDE: VariantDescription = variant! {
 /// block: the default at n = 1 below m = 8192 for K above 4096 where the K-split ring does not take it.
 pub const RING_T1: VariantDescription = variant! {
     name: "ring_t1", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 1, warps_m: 8, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90, sm_100, sm_103],
 };
 /// The ring with 112 rows a block (about one block an SM at m = 14336): the default at n = 1 from m = 8192 for K
 /// above 4096 (`ring_t1_tall_fused` below).
@@ -363,7 +382,7 @@ pub const RING_T1_KS4_FUSED: VariantDescription = variant! {
 /// stage at 4096 x 2 x 8192 / 14336): the default at n = 2 below m = 8192 for K above 4096.
 pub const RING_T2: VariantDescription = variant! {
     name: "ring_t2", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 2, warps_m: 8, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, stages: 2, archs: [sm_90, sm_100, sm_103],
 };
 /// `ring_t2` quantizing its tokens itself, x loaded before the weights' first copies: the default at n = 2 below
 /// m = 8192 up to K = 4096 (9.9 against 11.9 µs for `ring_t2` at 4096x2x4096, decode log 21).
@@ -390,7 +409,8 @@ pub const RING_T3_FUSED: VariantDescription = variant! {
 /// K from 4097 (n = 4 to 9215, n = 3 to 14080).
 pub const RING_T4: VariantDescription = variant! {
     name: "ring_t4", engine: stream_ring, mode: int_per32, kdr: 8, nbj: 32, tile_n: 4, warps_m: 8, warps_n: 1,
-    scale_fetch: narrow, expand: uint4, stages: 2, token_unroll: 1, ring_lanes: rows, archs: [sm_90],
+    scale_fetch: narrow, expand: uint4, stages: 2, token_unroll: 1, ring_lanes: rows,
+    archs: [sm_90, sm_100, sm_103],
 };
 /// `ring_t4` quantizing its tokens itself, each warp's four records loaded from x at once before the first copies
 /// (decode log 24), one token at a time (decode log 36), a warp's lanes on 32 rows (decode log 39: 13.02 against
@@ -453,7 +473,9 @@ pub fn all() -> Vec<VariantDescription> {
         REGFOLD_64X64,
         REGFOLD_128X128,
         TMA_128X128,
+        TMA_128X64,
         TMA_64X64_B2,
+        TMA_64X64_W2,
         WIDEN_128X16,
         WIDEN_128X16_KS4,
         WIDEN_112X32,

@@ -381,7 +381,18 @@ fn rule(arch: &str, tokens: &str, extra: &str, variant: &str) -> String {
 }
 
 fn both_archs() -> String {
-    rule("sm_90", "{ min = 1 }", "", "r56") + &rule("sm_80", "{ min = 1 }", "", "r56")
+    rule("sm_90", "{ min = 1 }", "", "r56")
+        + &rule("sm_80", "{ min = 1 }", "", "r56")
+        + &other_archs()
+}
+
+/// One rule for every architecture but sm_80 and sm_90 (`config check` finds a gap on any it has no rule for).
+fn other_archs() -> String {
+    mmqgen::Arch::ALL
+        .into_iter()
+        .filter(|a| !matches!(a, mmqgen::Arch::Sm80 | mmqgen::Arch::Sm90))
+        .map(|a| rule(a.keyword(), "{ min = 1 }", "", "dp4a_int_per32"))
+        .collect()
 }
 
 fn config_cases(s: &Scratch) -> Vec<Case> {
@@ -533,6 +544,7 @@ fn config_cases(s: &Scratch) -> Vec<Case> {
         }
         big += &rule(arch, "{ min = 50000 }", "", "r56");
     }
+    big += &other_archs();
     cases.push(check(
         "config: 100,000 disjoint rules".into(),
         s.file("big-disjoint.toml", &big),

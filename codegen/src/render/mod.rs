@@ -3,7 +3,9 @@
 //! typed `RenderContext` (numbers, flags and keywords, no CUDA text), so that the templates write all the code
 //! and the generated file holds only the arms the description selects.
 
+use crate::arch::FeatureSet;
 use crate::description::*;
+use crate::features::features_used;
 use crate::fields::description_lines;
 use crate::layout::{
     ring_barrier_bytes, ring_fused_records_at_once, ring_record_pieces_at_once, shared_layout,
@@ -28,19 +30,17 @@ pub struct RenderedVariant {
     /// True when `shared_bytes` is over 48 KiB: dynamic shared memory, the launcher raises the limit.
     pub dynamic_shared: bool,
     pub threads: u32,
-    /// Whether the module uses sm_90a-only instructions (wgmma), so it must be compiled for `sm_90a`.
-    pub needs_arch_specific: bool,
+    /// The architecture features the module uses ([`crate::features::features_used`]).
+    pub features: FeatureSet,
 }
 
 impl RenderedVariant {
-    /// The NVRTC `--gpu-architecture` value for `arch`: `sm_90a` where the module uses wgmma or setmaxnreg.
-    /// The one place a module's compile target is decided; every compile path of the runtime goes through it.
+    /// The NVRTC `--gpu-architecture` value for `arch`: the exact architecture (`sm_86` for an sm_86 GPU), with the
+    /// arch-specific suffix where the module uses a feature that is arch-specific there (`sm_90a` for wgmma or
+    /// setmaxnreg; the table in [`crate::arch`] says which). The one place a module's compile target is decided;
+    /// every compile path of the runtime goes through it.
     pub fn nvrtc_arch(&self, arch: Arch) -> String {
-        if self.needs_arch_specific {
-            format!("{}a", arch.keyword())
-        } else {
-            arch.keyword().to_string()
-        }
+        arch.nvrtc_target(self.features)
     }
 }
 
@@ -712,7 +712,7 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
         shared_bytes: layout.total_bytes,
         dynamic_shared: context.dynamic_shared,
         threads: desc.threads(),
-        needs_arch_specific: context.wgmma,
+        features: features_used(desc),
     })
 }
 

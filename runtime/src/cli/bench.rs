@@ -191,8 +191,8 @@ fn add_picks(
 ) -> Result<(String, Vec<(Shape, Result<String, String>)>), CliError> {
     let arch = arch_from_str(gpu.arch()).ok_or_else(|| {
         format!(
-            "this GPU is {}, which mmqgen does not target: --picks needs sm_80 or sm_90",
-            gpu.arch()
+            "{}; --picks needs one of those",
+            crate::codegen::arch::unknown_gpu_sentence(gpu.info().compute_capability)
         )
     })?;
     let (config, source) = super::config::load(args.config.as_deref(), all)?;

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct CheckArgs {
-    /// Only this architecture (sm_80 or sm_90).
+    /// Only this architecture (sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_100, sm_103, sm_120 or sm_121).
     #[arg(long)]
     arch: Option<String>,
     /// Only these variants (declared or canonical names).
@@ -25,12 +25,13 @@ pub struct CheckArgs {
 }
 
 fn parse_arch(text: &str) -> Result<Arch, CliError> {
-    Arch::ALL
-        .into_iter()
-        .find(|a| a.keyword() == text)
-        .ok_or_else(|| {
-            format!("unknown architecture '{text}': mmqgen targets sm_80 and sm_90").into()
-        })
+    Arch::from_keyword(text).ok_or_else(|| {
+        format!(
+            "unknown architecture '{text}': mmqgen targets {}",
+            crate::codegen::arch::supported_list()
+        )
+        .into()
+    })
 }
 
 pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {

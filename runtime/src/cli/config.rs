@@ -23,7 +23,7 @@ pub enum ConfigCommand {
 
 #[derive(Args)]
 pub struct ExplainArgs {
-    /// The GPU architecture (sm_80 or sm_90).
+    /// The GPU architecture (sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_100, sm_103, sm_120 or sm_121).
     #[arg(long)]
     arch: String,
     /// Weight rows.
@@ -100,17 +100,18 @@ pub fn run_config(
     }
 }
 
-/// Every architecture mmqgen targets, for sentences: `sm_80 and sm_90`.
+/// Every architecture mmqgen targets, for sentences: `sm_75, sm_80, ... and sm_121`.
 fn archs() -> String {
-    crate::codegen::Arch::ALL.map(|a| a.keyword()).join(" and ")
+    crate::codegen::arch::supported_list()
 }
 
 /// `mmqgen explain`: the chosen variant (declared and canonical name), the rule, and every rule's verdict.
 pub fn run_explain(args: &ExplainArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
     let arch = arch_from_str(&args.arch).ok_or_else(|| {
         format!(
-            "unknown architecture '{}': mmqgen targets sm_80 and sm_90",
-            shown(&args.arch)
+            "unknown architecture '{}': mmqgen targets {}",
+            shown(&args.arch),
+            crate::codegen::arch::supported_list()
         )
     })?;
     // The shape check every command shares: a shape no kernel can run has no variant to explain.

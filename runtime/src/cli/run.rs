@@ -178,7 +178,7 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
                 gpu.arch()
             );
             let arch = crate::select::arch_from_str(gpu.arch()).ok_or_else(|| {
-                format!("this GPU is {}, which mmqgen does not target", gpu.arch())
+                crate::codegen::arch::unknown_gpu_sentence(gpu.info().compute_capability)
             })?;
             drop(gpu);
             let variants = selected(&config, arch);

@@ -302,8 +302,9 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
     if args.compile_only {
         let arch = arch_from_str(&args.arch).ok_or_else(|| {
             format!(
-                "unknown architecture '{}': mmqgen targets sm_80 and sm_90",
-                shown(&args.arch)
+                "unknown architecture '{}': mmqgen targets {}",
+                shown(&args.arch),
+                crate::codegen::arch::supported_list()
             )
         })?;
         let compiled = compile_stage(args, &descs, arch, &cache_dir);
@@ -335,8 +336,9 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
     let info = gpu.info().clone();
     let arch = arch_from_str(&info.arch).ok_or_else(|| {
         format!(
-            "the GPU is {} ({}), an architecture mmqgen does not target, so there is nothing to tune",
-            info.name, info.arch
+            "{} ({}), so there is nothing to tune",
+            crate::codegen::arch::unknown_gpu_sentence(info.compute_capability),
+            info.name
         )
     })?;
     let started = Instant::now();

@@ -146,9 +146,7 @@ pub struct GpuInfo {
 impl GpuInfo {
     /// The codegen architecture this GPU is, when mmqgen knows it.
     pub fn known_arch(&self) -> Option<Arch> {
-        Arch::ALL
-            .into_iter()
-            .find(|a| a.compute_capability() == self.compute_capability)
+        Arch::from_compute_capability(self.compute_capability)
     }
 
     /// One line for logs: `GPU 0: NVIDIA H200 (sm_90, 132 SMs, 227 KiB opt-in shared memory, driver CUDA 13.0)`.

@@ -23,7 +23,7 @@ use crate::gpu::launch::{
     LoadedVariant, ShapeError, Workspace, WorkspaceSize,
 };
 use crate::gpu::weights::{planes_read, Layout, RegisteredWeights, WeightsError};
-use crate::select::{arch_from_str, Config, ConfigError, SelectError};
+use crate::select::{Config, ConfigError, SelectError};
 use cudarc::driver::sys::{self, CUdeviceptr, CUstream};
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use mmqgen_formats::{GgufError, GgufFile};
@@ -53,10 +53,13 @@ pub enum MmqError {
     Cache(#[from] CacheError),
     #[error(transparent)]
     Compile(#[from] VariantCompileError),
-    #[error(
-        "this GPU is {0}, which mmqgen does not target: it generates code for sm_80 and sm_90"
-    )]
-    UnsupportedArch(String),
+    /// A GPU whose compute capability is not in mmqgen's architecture table ([`crate::codegen::arch`]).
+    #[error("{}", crate::codegen::arch::unknown_gpu_sentence(*compute_capability))]
+    UnsupportedArch {
+        /// `sm_70`.
+        arch: String,
+        compute_capability: (u32, u32),
+    },
     #[error(
         "the matrix has K = {registered} but the activations were given for K = {given} (x must be [n][K], \
          out [n][m])"
@@ -125,8 +128,13 @@ impl Mmq {
     /// (`Config::parse(text, &catalogue)`).
     pub fn with_config(ordinal: usize, config: Config) -> Result<Mmq, MmqError> {
         let gpu = Gpu::open(ordinal)?;
-        let arch = arch_from_str(gpu.arch())
-            .ok_or_else(|| MmqError::UnsupportedArch(gpu.arch().to_string()))?;
+        let arch = gpu
+            .info()
+            .known_arch()
+            .ok_or_else(|| MmqError::UnsupportedArch {
+                arch: gpu.arch().to_string(),
+                compute_capability: gpu.info().compute_capability,
+            })?;
         // mmqgen orders its own work by stream: its buffers need no cudarc events, whose record and wait calls
         // would cost every call host time. Registration waits for its uploads instead.
         // SAFETY: only changes whether cudarc records events for buffers allocated in this context from now on.

@@ -237,7 +237,7 @@ pub(super) fn arch_list() -> String {
 
 /// `sm_90` -> [`Arch::Sm90`]; `None` for an architecture mmqgen does not target.
 pub fn arch_from_str(text: &str) -> Option<Arch> {
-    Arch::ALL.into_iter().find(|a| a.keyword() == text)
+    Arch::from_keyword(text)
 }
 
 pub(super) fn type_name(value: &toml::Value) -> &'static str {

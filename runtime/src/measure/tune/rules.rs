@@ -422,7 +422,10 @@ pub fn render_config(
     s += "# Rules: the winner per n; consecutive n with the same winner share a rule, each boundary lies halfway\n";
     s +=
         "# between two measured n, the first rule starts at n = 1 and the last is open-ended.\n#\n";
-    s += "# Format: [[rule]] tables, first match wins. arch = \"sm_80\" | \"sm_90\"; tokens (n), and optionally m\n";
+    s += &format!(
+        "# Format: [[rule]] tables, first match wins. arch = one of {}; tokens (n), and optionally m\n",
+        crate::codegen::arch::supported_list()
+    );
     s += "# and k, as an integer (exactly), [min, max] (inclusive) or { min = .. } (open-ended); variant = a\n";
     s += "# declared or canonical name.\n";
     for d in declare {
