@@ -61,7 +61,7 @@ enum Command {
     /// Selection config tools (`mmqgen.toml`).
     #[command(subcommand)]
     Config(config::ConfigCommand),
-    /// Which variant a shape gets, from which rule, and why every other rule did not take it.
+    /// Which variant a shape gets and from which rule (with --all, why every other rule did not take it).
     Explain(config::ExplainArgs),
     /// Time variants against each other and against cuBLAS bf16/f16 (CUDA events, rotated inputs, parity
     /// first), with the llama.cpp anchors quoted; ends with a markdown table.
