@@ -3,7 +3,7 @@
 
 use super::{find_variant, CliError};
 use crate::codegen::{Arch, VariantDescription};
-use crate::compile::inspect::inspect;
+use crate::compile::inspect::inspect_with;
 use clap::Args;
 use std::process::ExitCode;
 
@@ -47,6 +47,8 @@ pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("could not make the SASS folder {}: {e}", dir.display()))?;
     }
+    // Each compile in a child process: a crash of NVRTC fails that variant, not the check.
+    let compiler = super::compiler()?;
     let mut failures = Vec::new();
     println!(
         "{:<20} {:<6} {:<7} {:>5} {:>7} {:>6} {:>6} | {:<44} {:>6} {:>5} {:>5} {:>6} {:>6} {:>5} {:>5} {:>4}",
@@ -73,7 +75,7 @@ pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
             .iter()
             .filter(|a| only_arch.is_none_or(|o| o == *a))
         {
-            let report = match inspect(desc, arch, !args.no_sass, None) {
+            let report = match inspect_with(desc, arch, !args.no_sass, None, &compiler) {
                 Ok(report) => report,
                 Err(error) => {
                     println!("{:<20} {:<6} FAILED: {error}", desc.name, arch);

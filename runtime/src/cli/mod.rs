@@ -95,6 +95,10 @@ pub type CliError = Box<dyn std::error::Error>;
 /// The `mmqgen` binary over a crate's own variants (DECISIONS.md 8): `fn main() -> ExitCode {
 /// mmqgen::cli::main_with(&my_variants()) }`.
 pub fn main_with(catalogue: &[VariantDescription]) -> ExitCode {
+    // A child this binary started to compile one program out of process (compile/isolated.rs).
+    if let Some(code) = crate::compile::isolated::serve_if_asked() {
+        return code;
+    }
     quiet_on_closed_stdout();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -125,6 +129,19 @@ fn quiet_on_closed_stdout() {
         }
         report(info);
     }));
+}
+
+/// One warning line on stderr: the command goes on.
+pub(crate) fn warn(message: &str) {
+    eprintln!("mmqgen: warning: {}", one_line(message));
+}
+
+/// How the CLI compiles: each program in a child process of this binary, so that a crash of NVRTC fails that
+/// program with a sentence and the command goes on (compile/isolated.rs).
+pub(crate) fn compiler() -> Result<crate::compile::isolated::Compiler, CliError> {
+    Ok(crate::compile::isolated::Compiler::Child(
+        crate::compile::isolated::ChildCompiler::current_exe()?,
+    ))
 }
 
 /// The most characters of an argument parser's message shown (it quotes the arguments).

@@ -26,6 +26,7 @@ use crate::check::Shape;
 use crate::check::{ParityCase, Status};
 use crate::codegen::{Arch, VariantDescription};
 use crate::compile::cache::CubinCache;
+use crate::compile::isolated::Compiler;
 use crate::formats::input::shown;
 use crate::gpu::device::Gpu;
 use crate::gpu::weights::Layout;
@@ -271,6 +272,7 @@ fn compile_stage(
     descs: &[VariantDescription],
     arch: Arch,
     cache_dir: &Path,
+    compiler: &Compiler,
 ) -> Vec<Compiled> {
     let jobs = args.jobs.unwrap_or_else(tune::default_jobs);
     let t = Instant::now();
@@ -279,7 +281,7 @@ fn compile_stage(
         descs.len()
     );
     let cache = CubinCache::new(cache_dir.to_path_buf());
-    let compiled = tune::compile_all(descs, arch, Some(&cache), jobs, &|line: &str| {
+    let compiled = tune::compile_all(descs, arch, Some(&cache), compiler, jobs, &|line: &str| {
         eprintln!("tune: {line}")
     });
     let kept = compiled.iter().filter(|c| c.result.is_ok()).count();
@@ -295,6 +297,8 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
     let all = &loaded.all;
     let descs = candidates(args, all, &loaded.sweeps)?;
     let shapes = shapes(args)?;
+    // Each compile in a child process: a crash of NVRTC drops that candidate, not the run.
+    let compiler = super::compiler()?;
     check_output(&args.output)?;
     let prefix = ranking_prefix(args);
     check_output(&prefix)?;
@@ -306,7 +310,7 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
                 shown(&args.arch)
             )
         })?;
-        let compiled = compile_stage(args, &descs, arch, &cache_dir);
+        let compiled = compile_stage(args, &descs, arch, &cache_dir, &compiler);
         let rows = tune::rank(&compiled, &[], &shapes);
         let title = format!(
             "mmqgen tune --compile-only: {} candidate(s) for {arch}",
@@ -340,7 +344,7 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
         )
     })?;
     let started = Instant::now();
-    let compiled = compile_stage(args, &descs, arch, &cache_dir);
+    let compiled = compile_stage(args, &descs, arch, &cache_dir, &compiler);
 
     // Parity on the ragged shape, each candidate in a fresh process (several at a time), before any timing.
     let mut prefix_args: Vec<std::ffi::OsString> = Vec::new();
