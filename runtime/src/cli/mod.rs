@@ -14,6 +14,7 @@ mod tune;
 use crate::codegen::{canonical_name, spec_file, VariantDescription};
 use crate::formats::input::{read_text_capped, shown, shown_path, VARIANT_FILE};
 use clap::{Parser, Subcommand};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -99,23 +100,30 @@ pub fn main_with(catalogue: &[VariantDescription]) -> ExitCode {
     if let Some(code) = crate::compile::isolated::serve_if_asked() {
         return code;
     }
-    quiet_on_closed_stdout();
+    sentence_on_write_errors();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    match run(cli, catalogue) {
+    let code = match run(cli, catalogue) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("mmqgen: {}", one_line(&error.to_string()));
             ExitCode::FAILURE
         }
+    };
+    // What is still buffered must reach stdout too, or the command says why it did not.
+    if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
+        return write_failed("standard output", &e.to_string());
     }
+    code
 }
 
-/// `mmqgen list | head` closes stdout early, and `println!` panics on the broken pipe: end quietly instead, with
-/// the status a shell gives a program that SIGPIPE stopped (128 + 13). Every other panic keeps its report.
-fn quiet_on_closed_stdout() {
+/// `println!` panics when stdout (or `eprintln!` when stderr) cannot be written. A closed pipe (`mmqgen list |
+/// head`) ends quietly, with the status a shell gives a program that SIGPIPE stopped (128 + 13); any other
+/// error (a full disk, `> /dev/full`) is one sentence on stderr and exit status 1. Every other panic keeps its
+/// report.
+fn sentence_on_write_errors() {
     let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let payload = info.payload();
@@ -124,11 +132,29 @@ fn quiet_on_closed_stdout() {
             .map(String::as_str)
             .or_else(|| payload.downcast_ref::<&str>().copied())
             .unwrap_or("");
-        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
-            std::process::exit(141);
+        for (stream, name) in [("stdout", "standard output"), ("stderr", "standard error")] {
+            if let Some(why) = message.strip_prefix(&format!("failed printing to {stream}: ")) {
+                write_failed(name, why);
+                std::process::exit(if why.contains("Broken pipe") { 141 } else { 1 });
+            }
         }
         report(info);
     }));
+}
+
+/// Says that `stream` could not be written (unless it was a closed pipe, which ends quietly) and gives the
+/// exit status: 141 for a closed pipe, else 1.
+fn write_failed(stream: &str, why: &str) -> ExitCode {
+    if why.contains("Broken pipe") {
+        return ExitCode::from(141);
+    }
+    // Best effort: stderr itself may be the stream that is full.
+    let _ = writeln!(
+        std::io::stderr(),
+        "mmqgen: cannot write to {stream}: {}",
+        one_line(why)
+    );
+    ExitCode::FAILURE
 }
 
 /// One warning line on stderr: the command goes on.
