@@ -1,7 +1,7 @@
 //! `mmqgen check`: every variant through NVRTC for each of its architectures, with the ptxas report and a
 //! SASS summary, failing on what shipped variants may not do.
 
-use super::{find_variant, CliError};
+use super::{CliError, Loaded};
 use crate::codegen::{Arch, VariantDescription};
 use crate::compile::inspect::inspect_with;
 use clap::Args;
@@ -33,14 +33,14 @@ fn parse_arch(text: &str) -> Result<Arch, CliError> {
         })
 }
 
-pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
+pub fn run(args: &CheckArgs, loaded: &Loaded) -> Result<ExitCode, CliError> {
     let only_arch = args.arch.as_deref().map(parse_arch).transpose()?;
     let chosen: Vec<&VariantDescription> = if args.variant.is_empty() {
-        all.iter().collect()
+        loaded.all.iter().collect()
     } else {
         args.variant
             .iter()
-            .map(|n| find_variant(all, n))
+            .map(|n| loaded.find(n))
             .collect::<Result<_, _>>()?
     };
     if let Some(dir) = &args.sass_dir {

@@ -21,7 +21,7 @@ use clap::Args;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{CliError, Loaded, LoadedSweep};
+use super::{CliError, Loaded};
 use crate::check::Shape;
 use crate::check::{ParityCase, Status};
 use crate::codegen::{Arch, VariantDescription};
@@ -128,11 +128,8 @@ fn parse_shape(s: &str) -> Result<Shape, String> {
 
 /// The candidates: the named variants (`--variant`), the named sweeps' points (`--sweep`), every sweep's points
 /// when the files declare sweeps and neither is given, else every variant except the dp4a engine's. Each once.
-fn candidates(
-    args: &TuneArgs,
-    all: &[VariantDescription],
-    sweeps: &[LoadedSweep],
-) -> Result<Vec<VariantDescription>, CliError> {
+fn candidates(args: &TuneArgs, loaded: &Loaded) -> Result<Vec<VariantDescription>, CliError> {
+    let (all, sweeps) = (&loaded.all, &loaded.sweeps);
     let mut names: Vec<&str> = args.variant.iter().map(String::as_str).collect();
     for wanted in &args.sweep {
         let sweep = sweeps
@@ -163,9 +160,19 @@ fn candidates(
         if !args.sweep.is_empty() {
             return Err("the named sweeps have no valid point, so there is nothing to tune".into());
         }
+        // The files declare sweeps and every point was refused: tuning the catalogue instead would answer
+        // another question than the one asked.
+        if !sweeps.is_empty() {
+            let refused: usize = sweeps.iter().map(|s| s.expansion.refused.len()).sum();
+            return Err(format!(
+                "the --variants files' sweeps have no valid point ({refused} refused), so there \
+                 is nothing to tune: `mmqgen list` shows each refusal's sentence"
+            )
+            .into());
+        }
         return Ok(default_variants(all));
     }
-    super::variants_named(all, names)
+    loaded.named(names)
 }
 
 /// The measured shapes: `--shape` as given (each once, in order), else `(m, n, k)` for each distinct n of
@@ -295,7 +302,7 @@ fn compile_stage(
 
 pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCode, CliError> {
     let all = &loaded.all;
-    let descs = candidates(args, all, &loaded.sweeps)?;
+    let descs = candidates(args, loaded)?;
     let shapes = shapes(args)?;
     // Each compile in a child process: a crash of NVRTC drops that candidate, not the run.
     let compiler = super::compiler()?;
@@ -601,17 +608,22 @@ mod tests {
         assert!(parse(&["--repeats", "0"]).is_err());
 
         let all = crate::catalogue::all();
+        let loaded = Loaded {
+            all: all.clone(),
+            catalogue_len: all.len(),
+            sweeps: vec![],
+        };
         assert_eq!(
-            candidates(&parse(&[]).unwrap(), &all, &[]).unwrap(),
+            candidates(&parse(&[]).unwrap(), &loaded).unwrap(),
             default_variants(&all)
         );
         let a = parse(&["--variant", "r41", "--variant", "r41", "--variant", "r56"]).unwrap();
-        let v = candidates(&a, &all, &[]).unwrap();
+        let v = candidates(&a, &loaded).unwrap();
         assert_eq!(
             v.iter().map(|v| v.name.as_ref()).collect::<Vec<&str>>(),
             ["r41", "r56"]
         );
         let a = parse(&["--variant", "nope"]).unwrap();
-        assert!(candidates(&a, &all, &[]).is_err());
+        assert!(candidates(&a, &loaded).is_err());
     }
 }
