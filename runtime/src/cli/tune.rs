@@ -5,10 +5,11 @@
 //! Every candidate is first compiled with NVRTC on all the CPU cores, and those that spill or do not fit in
 //! shared memory are dropped before any GPU time ([`crate::measure::tune::compile_all`]); on a GPU, each survivor is then
 //! proven bit-exact on a ragged shape in a fresh process (`--parity-shape`, DECISIONS.md 11) before the bench
-//! times the rest. Besides the config, tune writes a ranked table of every candidate as JSON lines and markdown
-//! (`--ranking`). A `--variants` file with `[[sweep]]` tables tunes its sweeps' points (or `--sweep NAME`);
-//! `--compile-only` runs the CPU half alone, without a GPU. With `--shape` given for several (m, K), the config
-//! holds rules per (m, K) and, last, rules for any shape from the best geometric mean over the (m, K).
+//! times the rest. Besides the config, tune writes a ranked table of every candidate as JSON lines and markdown once
+//! some candidate was timed (or wherever `--ranking` says). A `--variants` file with `[[sweep]]` tables tunes its
+//! sweeps' points (or `--sweep NAME`); `--compile-only` runs the CPU half alone, without a GPU. With `--shape` given
+//! for several (m, K), the config holds rules per (m, K) and, last, rules for any shape from the best geometric mean
+//! over the (m, K).
 //!
 //! This module holds the arguments and the GPU part, [`run`]; what comes after the measurements is pure and lives
 //! in [`crate::measure::tune::rules`] (winners, merged rules, the config's text, parsed back and checked).
@@ -116,8 +117,9 @@ pub struct TuneArgs {
     #[arg(long, value_name = "N", value_parser = parse_positive)]
     pub jobs: Option<usize>,
 
-    /// Where the ranked table goes: PREFIX.jsonl and PREFIX.md (default: the --output path without its
-    /// extension, plus `.ranking`).
+    /// Where the ranked table goes: PREFIX.jsonl and PREFIX.md. Without it, the table is written beside --output
+    /// (its path without the extension, plus `.ranking`) once some candidate was timed, and not at all by
+    /// --compile-only.
     #[arg(long, value_name = "PREFIX")]
     pub ranking: Option<PathBuf>,
 }
@@ -225,6 +227,35 @@ fn ranking_prefix(args: &TuneArgs) -> PathBuf {
         .unwrap_or_else(|| args.output.with_extension("ranking"))
 }
 
+/// Writes the ranking when it holds a timing or `--ranking` asks for it (a table of dashes, unasked, would only
+/// litter the folder); returns the paths written.
+fn ranking_if_wanted(
+    args: &TuneArgs,
+    rows: &[RankRow],
+    shapes: &[Shape],
+    title: &str,
+) -> Result<Option<(PathBuf, PathBuf)>, CliError> {
+    if args.ranking.is_none() && !rows.iter().any(|r| r.stage == Stage::Timed) {
+        return Ok(None);
+    }
+    write_ranking(&ranking_prefix(args), rows, shapes, title).map(Some)
+}
+
+/// Refuses up front when NVRTC cannot compile: every candidate would be dropped with the same sentence.
+fn require_nvrtc() -> Result<(), CliError> {
+    let usable = crate::compile::nvrtc_version().and_then(|found| {
+        if found.0 == crate::compile::REQUIRED_NVRTC_MAJOR {
+            Ok(())
+        } else {
+            Err(crate::compile::CompileError::WrongNvrtcVersion { found })
+        }
+    });
+    usable.map_err(|e| {
+        format!("tune compiles every candidate with NVRTC first, and it cannot be used here: {e}")
+            .into()
+    })
+}
+
 fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
     let mut s = prefix.as_os_str().to_os_string();
     s.push(suffix);
@@ -306,10 +337,6 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
     let shapes = shapes(args)?;
     // Each compile in a child process: a crash of NVRTC drops that candidate, not the run.
     let compiler = super::compiler()?;
-    check_output(&args.output)?;
-    let prefix = ranking_prefix(args);
-    check_output(&prefix)?;
-    let (cache_dir, _scratch) = cubin_dir(args)?;
     if args.compile_only {
         let arch = arch_from_str(&args.arch).ok_or_else(|| {
             format!(
@@ -317,32 +344,45 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
                 shown(&args.arch)
             )
         })?;
+        // --compile-only writes nothing to --output: only an asked-for ranking needs its folder.
+        if args.ranking.is_some() {
+            check_output(&ranking_prefix(args))?;
+        }
+        require_nvrtc()?;
+        let (cache_dir, _scratch) = cubin_dir(args)?;
         let compiled = compile_stage(args, &descs, arch, &cache_dir, &compiler);
         let rows = tune::rank(&compiled, &[], &shapes);
         let title = format!(
             "mmqgen tune --compile-only: {} candidate(s) for {arch}",
             descs.len()
         );
-        let (jsonl, md) = write_ranking(&prefix, &rows, &shapes, &title)?;
-        for r in rows.iter().filter(|r| r.stage == Stage::Compile) {
-            println!(
-                "dropped {}: {}",
-                r.name,
-                one_line(r.reason.as_deref().unwrap_or(""))
-            );
-        }
+        let written = ranking_if_wanted(args, &rows, &shapes, &title)?;
+        // Each drop was said once, with its reason, as it happened (above, on stderr).
         let kept = rows.iter().filter(|r| r.stage == Stage::Compiled).count();
+        let dropped = rows.len() - kept;
         println!(
-            "{kept} of {} candidate(s) compiled cleanly for {arch}; wrote {} and {}",
+            "{kept} of {} candidate(s) compiled cleanly for {arch}, {dropped} dropped{}{}",
             rows.len(),
-            jsonl.display(),
-            md.display()
+            if dropped > 0 {
+                " (each with its reason above)"
+            } else {
+                ""
+            },
+            written.map_or(String::new(), |(jsonl, md)| format!(
+                "; wrote {} and {}",
+                jsonl.display(),
+                md.display()
+            ))
         );
         return Ok(ExitCode::SUCCESS);
     }
+    check_output(&args.output)?;
+    check_output(&ranking_prefix(args))?;
     let gpu = Gpu::open(args.gpu).map_err(|e| {
         format!("tune needs a GPU to prove and time the candidates, and none can be used here (--compile-only runs the CPU half alone): {e}")
     })?;
+    require_nvrtc()?;
+    let (cache_dir, _scratch) = cubin_dir(args)?;
     let info = gpu.info().clone();
     let arch = arch_from_str(&info.arch).ok_or_else(|| {
         format!(
@@ -434,7 +474,7 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
             &gpu_outcomes(&survivors, &proofs, &[], &shapes),
             &shapes,
         );
-        write_ranking(&prefix, &rows, &shapes, "mmqgen tune")?;
+        ranking_if_wanted(args, &rows, &shapes, "mmqgen tune")?;
         return Err(
             "no candidate compiled cleanly and passed parity, so there is nothing to time".into(),
         );
@@ -468,7 +508,7 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
         prov.commit,
         prov.date
     );
-    let (jsonl, md) = write_ranking(&prefix, &rows, &shapes, &title)?;
+    let written = ranking_if_wanted(args, &rows, &shapes, &title)?;
     let catalogue = &all[..loaded.catalogue_len];
     let tuned = tuned_config(&prov, &measured, catalogue, all)?;
     std::fs::write(&args.output, &tuned.text)
@@ -504,10 +544,13 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
         println!("{}: {}", rule.label(), rule.summary());
     }
     println!(
-        "wrote {}, {} and {} in {:.0} s",
+        "wrote {}{} in {:.0} s",
         args.output.display(),
-        jsonl.display(),
-        md.display(),
+        written.map_or(String::new(), |(jsonl, md)| format!(
+            ", {} and {}",
+            jsonl.display(),
+            md.display()
+        )),
         started.elapsed().as_secs_f64()
     );
     Ok(if incomplete {
