@@ -32,7 +32,7 @@ pub use layout::{
     SharedLayout, PADDED_BLOCK_BYTES, RING_FRAGMENT_SUPERBLOCKS,
 };
 pub use name::canonical_name;
-pub use sweep::{expand_sweep, Expansion, StaticSweep, SweepError};
+pub use sweep::{expand_sweep, expand_sweep_within, Expansion, StaticSweep, SweepError};
 pub use validate::validate;
 
 /// Bumped whenever the templates or the renderer change what they emit; recorded in every generated header.

@@ -3,7 +3,7 @@
 
 use crate::description::VariantDescription;
 use crate::fields::{from_fields, FieldError, FieldValue, FIELD_TABLE};
-use crate::sweep::{expand_sweep, Expansion, SweepError};
+use crate::sweep::{expand_sweep_within, Expansion, SweepError, MAX_TOTAL_SWEEP_POINTS};
 use crate::validate::validate;
 use mmqgen_formats::input::{shown, shown_at};
 
@@ -33,6 +33,16 @@ pub enum SpecError {
         index: usize,
         name: String,
         error: SweepError,
+    },
+    /// Two sweeps of one file with one name: `--sweep NAME` could only ever take the first.
+    #[error(
+        "sweep #{index} ({name}): sweep #{first} has the same name; give each sweep its own name (it is the prefix \
+         of its points' names and what --sweep takes)"
+    )]
+    DuplicateSweep {
+        index: usize,
+        name: String,
+        first: usize,
     },
 }
 
@@ -122,13 +132,32 @@ pub fn variants_from_toml(doc: &toml::Table) -> Result<Vec<VariantDescription>, 
 /// Expands the `[[sweep]]` tables of an already-parsed TOML document ([`crate::sweep`]): a sweep's refused
 /// points are part of its expansion, never an error; a sweep that cannot be expanded at all is.
 pub fn sweeps_from_toml(doc: &toml::Table) -> Result<Vec<Expansion>, SpecError> {
-    let mut out = Vec::new();
+    sweeps_from_toml_within(doc, MAX_TOTAL_SWEEP_POINTS)
+}
+
+/// [`sweeps_from_toml`] with at most `left` points over all its sweeps together (what
+/// [`MAX_TOTAL_SWEEP_POINTS`] leaves after the files read before), each sweep's product checked before it is
+/// expanded; two sweeps of one name are refused.
+pub fn sweeps_from_toml_within(
+    doc: &toml::Table,
+    mut left: usize,
+) -> Result<Vec<Expansion>, SpecError> {
+    let mut out: Vec<Expansion> = Vec::new();
     for table in named_tables(doc, "sweep", SpecError::SweepShape)? {
-        let expansion = expand_sweep(table.fields()).map_err(|error| SpecError::Sweep {
-            index: table.index,
-            name: table.name.clone(),
-            error,
-        })?;
+        let expansion =
+            expand_sweep_within(table.fields(), left).map_err(|error| SpecError::Sweep {
+                index: table.index,
+                name: table.name.clone(),
+                error,
+            })?;
+        if let Some(first) = out.iter().position(|e| e.name == expansion.name) {
+            return Err(SpecError::DuplicateSweep {
+                index: table.index,
+                name: table.name.clone(),
+                first: first + 1,
+            });
+        }
+        left -= expansion.total;
         out.push(expansion);
     }
     Ok(out)
@@ -136,13 +165,18 @@ pub fn sweeps_from_toml(doc: &toml::Table) -> Result<Vec<Expansion>, SpecError> 
 
 /// Parses TOML text holding `[[variant]]` and `[[sweep]]` tables and nothing else.
 pub fn spec_from_toml_str(text: &str) -> Result<SpecFile, SpecError> {
+    spec_from_toml_str_within(text, MAX_TOTAL_SWEEP_POINTS)
+}
+
+/// [`spec_from_toml_str`] with at most `left` sweep points over the file ([`sweeps_from_toml_within`]).
+pub fn spec_from_toml_str_within(text: &str, left: usize) -> Result<SpecFile, SpecError> {
     let doc = parse_toml(text).map_err(SpecError::Toml)?;
     if let Some(key) = doc.keys().find(|k| *k != "variant" && *k != "sweep") {
         return Err(SpecError::UnknownTopKey(shown(key)));
     }
     Ok(SpecFile {
         variants: variants_from_toml(&doc)?,
-        sweeps: sweeps_from_toml(&doc)?,
+        sweeps: sweeps_from_toml_within(&doc, left)?,
     })
 }
 
@@ -243,6 +277,69 @@ mod tests {
         assert!(matches!(e, SpecError::SweepShape), "{e}");
         let e = spec_from_toml_str("[[other]]\n").unwrap_err();
         assert!(e.to_string().contains("[[variant]] and [[sweep]]"), "{e}");
+    }
+
+    /// Two sweeps of one name in a file: `--sweep` could only take the first, so the file is refused. Many
+    /// sweeps together are held to one cap, checked before each is expanded.
+    #[test]
+    fn sweeps_have_their_own_names_and_one_cap_together() {
+        let two =
+            "[[sweep]]\nname = \"rf\"\nkdr = [2, 4]\n[[sweep]]\nname = \"rf\"\nkdr = [2, 4]\n";
+        let e = spec_from_toml_str(two).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                SpecError::DuplicateSweep {
+                    index: 2,
+                    first: 1,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("sweep #1 has the same name"), "{e}");
+
+        // 1,000 sweeps of 10,000 points each (a 136 KB file) once expanded to 10 M points.
+        let mut many = String::new();
+        for n in 0..1000 {
+            many += &format!(
+                "[[sweep]]\nname = \"s{n}\"\nnbj = [{}]\ntile_n = [{}]\n",
+                (1..=100)
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                (1..=100)
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let t = std::time::Instant::now();
+        let e = spec_from_toml_str(&many).unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                SpecError::Sweep {
+                    index: 3,
+                    error: SweepError::OverTotal { .. },
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("over all sweeps together"), "{e}");
+        assert!(t.elapsed() < std::time::Duration::from_secs(20));
+        let e = spec_from_toml_str_within(SWEEP, 5).unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                SpecError::Sweep {
+                    error: SweepError::OverTotal { left: 5, .. },
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
     }
 
     #[test]

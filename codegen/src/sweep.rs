@@ -11,9 +11,12 @@
 //!   that do not vary are left out, so names stay short.
 //! - A point the validator refuses is kept in [`Expansion::refused`] with its sentence: it never stops the
 //!   sweep. Points that render identically (the same canonical name) are kept once; the others are listed in
-//!   [`Expansion::duplicates`].
+//!   [`Expansion::duplicates`]. A point that renders like an earlier one but is declared for other
+//!   architectures (or other `allow_spills`) is refused: a kernel is declared once, so the point kept could not
+//!   stand for it.
 //! - Problems with the sweep itself (no name, an unknown or repeated field, an empty list, a product over
-//!   [`MAX_SWEEP_POINTS`]) are a [`SweepError`].
+//!   [`MAX_SWEEP_POINTS`], or over what is left of [`MAX_TOTAL_SWEEP_POINTS`] for all sweeps together) are a
+//!   [`SweepError`].
 
 use crate::description::{Totals, VariantDescription};
 use crate::fields::{field, from_fields, FieldValue, FIELDS};
@@ -24,6 +27,10 @@ use mmqgen_formats::input::shown;
 /// The most points a sweep may expand to (before validation), so that a typo such as a 1000-value list cannot
 /// start hours of compiling.
 pub const MAX_SWEEP_POINTS: usize = 10_000;
+
+/// The most points all the sweeps a program reads may expand to together (their products, before validation),
+/// so that many small sweeps cannot do what one large one may not: 1,000 sweeps of 10,000 points held 5.8 GB.
+pub const MAX_TOTAL_SWEEP_POINTS: usize = 20_000;
 
 /// The longest declared name a point gets from its values; a longer one becomes `<sweep>_p<index>`.
 pub const MAX_POINT_NAME: usize = 128;
@@ -52,6 +59,16 @@ pub enum SweepError {
         max = MAX_SWEEP_POINTS
     )]
     TooLarge { name: String, count: String },
+    #[error(
+        "sweep `{name}` expands to {count} points, and only {left} of the {max} allowed over all sweeps together \
+         are left after the sweeps before it: shorten their lists",
+        max = MAX_TOTAL_SWEEP_POINTS
+    )]
+    OverTotal {
+        name: String,
+        count: usize,
+        left: usize,
+    },
 }
 
 /// A point of the product the validator accepted.
@@ -93,10 +110,10 @@ impl Expansion {
         self.points.iter().map(|p| p.desc.clone()).collect()
     }
 
-    /// `sweep rf: 120 points of a product of 144 (20 refused by the validator, 4 render like another point)`.
+    /// `sweep rf: 120 points of a product of 144 (20 refused, 4 render like another point)`.
     pub fn summary(&self) -> String {
         format!(
-            "sweep {}: {} point(s) of a product of {} ({} refused by the validator, {} render like another point)",
+            "sweep {}: {} point(s) of a product of {} ({} refused, {} render like another point)",
             self.name,
             self.points.len(),
             self.total,
@@ -182,6 +199,15 @@ fn check_name(value: &FieldValue) -> Result<String, SweepError> {
 pub fn expand_sweep<'a>(
     pairs: impl IntoIterator<Item = (&'a str, &'a FieldValue)>,
 ) -> Result<Expansion, SweepError> {
+    expand_sweep_within(pairs, MAX_SWEEP_POINTS)
+}
+
+/// [`expand_sweep`] for a sweep that may take at most `left` points (what [`MAX_TOTAL_SWEEP_POINTS`] leaves
+/// after the sweeps read before it); the product is checked before anything is expanded.
+pub fn expand_sweep_within<'a>(
+    pairs: impl IntoIterator<Item = (&'a str, &'a FieldValue)>,
+    left: usize,
+) -> Result<Expansion, SweepError> {
     let mut name = None;
     let mut axes: Vec<(&'static str, Vec<FieldValue>)> = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
@@ -225,6 +251,13 @@ pub fn expand_sweep<'a>(
         });
     }
     let total = total as usize;
+    if total > left {
+        return Err(SweepError::OverTotal {
+            name,
+            count: total,
+            left,
+        });
+    }
     let mut expansion = Expansion {
         name: name.clone(),
         total,
@@ -256,10 +289,19 @@ pub fn expand_sweep<'a>(
             Ok(desc) => {
                 let canonical = canonical_name(&desc);
                 match kept.get(&canonical) {
-                    Some(&at) => expansion.duplicates.push(DuplicatePoint {
-                        name: point_name,
-                        same_as: expansion.points[at].desc.name.to_string(),
-                    }),
+                    Some(&at) => {
+                        let same = &expansion.points[at].desc;
+                        match declared_differently(&desc, same) {
+                            None => expansion.duplicates.push(DuplicatePoint {
+                                name: point_name,
+                                same_as: same.name.to_string(),
+                            }),
+                            Some(sentence) => expansion.refused.push(RefusedPoint {
+                                name: point_name,
+                                sentence,
+                            }),
+                        }
+                    }
                     None => {
                         kept.insert(canonical.clone(), expansion.points.len());
                         expansion.points.push(SweepPoint { desc, canonical });
@@ -285,6 +327,36 @@ pub fn expand_sweep<'a>(
         }
     }
     Ok(expansion)
+}
+
+/// Why `point`, which renders like `known` (the same kernel), cannot stand for it or be stood for by it: it is
+/// declared for other architectures or with another `allow_spills`. `None` when only the names differ.
+pub fn declared_differently(
+    point: &VariantDescription,
+    known: &VariantDescription,
+) -> Option<String> {
+    let what = if point.archs != known.archs {
+        format!(
+            "is declared for {} and {} for {}",
+            point.archs,
+            shown(&known.name),
+            known.archs
+        )
+    } else if point.allow_spills != known.allow_spills {
+        format!(
+            "has allow_spills = {} and {} has {}",
+            point.allow_spills,
+            shown(&known.name),
+            known.allow_spills
+        )
+    } else {
+        return None;
+    };
+    Some(format!(
+        "it renders like {} (the same kernel) but {what}, and a kernel is declared once: give the architectures as \
+         one set (archs = [\"sm_80\", \"sm_90\"]) or change a field",
+        shown(&known.name)
+    ))
 }
 
 /// A refused point as the `sweep!` macro leaves it in a `const`.
@@ -451,6 +523,51 @@ mod tests {
         assert_eq!(e.points.len(), 1);
         assert_eq!(e.points[0].desc.name, "rf", "one-value lists do not vary");
         assert_eq!(e.points[0].desc.refill, Refill::Burst);
+    }
+
+    /// A point that renders like an earlier one but for other architectures cannot be that point (it would
+    /// never be compiled for its own): it is refused with a sentence saying how to sweep both.
+    #[test]
+    fn the_same_kernel_for_other_archs_is_refused_not_dropped() {
+        let pairs = vec![
+            ("name", s("mk")),
+            ("engine", w("mma_k16")),
+            ("mode", w("f32_per16")),
+            ("kdr", i(2)),
+            ("nbj", i(64)),
+            ("tile_n", i(64)),
+            ("warps_m", i(2)),
+            ("warps_n", i(2)),
+            ("archs", l(vec![l(vec![w("sm_80")]), l(vec![w("sm_90")])])),
+        ];
+        let e = run(&pairs).unwrap();
+        assert_eq!((e.total, e.points.len()), (2, 1), "{e:?}");
+        assert!(e.duplicates.is_empty(), "{e:?}");
+        assert_eq!(e.refused.len(), 1, "{e:?}");
+        assert_eq!(e.refused[0].name, "mk_sm90");
+        assert!(
+            e.refused[0].sentence.contains(
+                "renders like mk_sm80 (the same kernel) but is declared for [sm_90] and mk_sm80 for [sm_80]"
+            ),
+            "{}",
+            e.refused[0].sentence
+        );
+    }
+
+    /// Many sweeps may not together do what one may not: each takes its product from what the sweeps before it
+    /// left, and is refused before it is expanded when it does not fit.
+    #[test]
+    fn sweeps_together_are_capped() {
+        let many = |n: i64| l((1..=n).map(i).collect());
+        let pairs = [("name", s("big")), ("nbj", many(100)), ("tile_n", many(50))];
+        let e = expand_sweep_within(pairs.iter().map(|(k, v)| (*k, v)), 5000).unwrap();
+        assert_eq!(e.total, 5000);
+        match expand_sweep_within(pairs.iter().map(|(k, v)| (*k, v)), 4999) {
+            Err(SweepError::OverTotal { count, left, .. }) => {
+                assert_eq!((count, left), (5000, 4999))
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

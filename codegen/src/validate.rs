@@ -51,6 +51,10 @@ fn one_of(values: &[u32]) -> String {
     }
 }
 
+/// Tile warps times blocks per SM from which the int12 copy-engine tile with totals in the output crashes NVRTC
+/// 13.0 (see the rule in [`validate`]).
+pub const CRASHING_WARPS: u32 = 16;
+
 /// Threads per block CUDA allows.
 pub const MAX_THREADS: u32 = 1024;
 
@@ -408,6 +412,28 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             ),
         );
     }
+    // NVRTC 13.0 (13.0.88) dies inside nvrtcCompileProgram (a segmentation fault, or glibc aborting on a
+    // corrupted heap) on this engine's int12 copy-engine tile with its totals in the output once the tile's
+    // warps get 128 registers or fewer each. Of the 36 such shapes tried on 2026-12-07 (16 or 32 warps, or 8
+    // warps at 2 or 3 blocks per SM; 64 x 32 to 128 x 128; 2 or 3 stages; either segment; clusters), 24
+    // crashed it, 6 spilled and 6 compiled; none of the 65 with fewer warps crashed, nor any with refill =
+    // burst or totals elsewhere. Which of the 36 crash follows no field we could find, so all are refused.
+    let tile_warps = desc.warps_m.saturating_mul(desc.warps_n);
+    check(
+        &mut errors,
+        !(desc.engine == Engine::WgmmaK32Regfold
+            && desc.mode == NumericsMode::Int12Per256
+            && desc.refill == Refill::Tma
+            && desc.totals == Totals::Output
+            && tile_warps.saturating_mul(desc.blocks_per_sm) >= CRASHING_WARPS),
+        "totals",
+        format!(
+            "totals = output on engine wgmma_k32_regfold under mode int12_per256 with refill = tma crashes NVRTC 13.0 \
+             once warps_m x warps_n x blocks_per_sm reaches {CRASHING_WARPS} (128 registers a thread or fewer); got \
+             {} x {} x {}: use totals = registers or shared, or fewer warps or blocks per SM",
+            desc.warps_m, desc.warps_n, desc.blocks_per_sm
+        ),
+    );
     if desc.engine.builds_rows_in_registers() {
         check(
             &mut errors,
@@ -983,5 +1009,38 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
         Ok(())
     } else {
         Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::spec_file::variants_from_toml_str;
+
+    /// The int12 copy-engine tile: `warps_n`, `blocks_per_sm` and `totals` as given.
+    fn int12_tma(warps_n: u32, blocks_per_sm: u32, totals: &str) -> String {
+        format!(
+            "[[variant]]\nname = \"t\"\nengine = \"wgmma_k32_regfold\"\nmode = \"int12_per256\"\nkdr = 8\n\
+             nbj = 128\ntile_n = 64\nwarps_m = 8\nwarps_n = {warps_n}\nscale_fetch = \"narrow\"\n\
+             expand = \"uint4\"\nstages = 3\nrefill = \"tma\"\ntotals = \"{totals}\"\n\
+             blocks_per_sm = {blocks_per_sm}\narchs = [\"sm_90\"]\n"
+        )
+    }
+
+    /// Issue 55's description (128 x 64 on 8 x 2 warps, 3 stages, refill = tma, totals = output), which
+    /// crashed NVRTC inside nvrtcCompileProgram, is refused with a sentence at `totals`; so is 8 x 1 at two
+    /// blocks per SM (the same register budget); the same tile with fewer warps, or totals elsewhere, is not.
+    #[test]
+    fn the_shapes_that_crash_nvrtc_are_refused() {
+        for (warps_n, blocks) in [(2, 1), (1, 2)] {
+            let e = variants_from_toml_str(&int12_tma(warps_n, blocks, "output"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("field `totals`"), "{e}");
+            assert!(e.contains("crashes NVRTC 13.0"), "{e}");
+            assert!(e.contains(&format!("got 8 x {warps_n} x {blocks}")), "{e}");
+        }
+        variants_from_toml_str(&int12_tma(1, 1, "output")).unwrap();
+        variants_from_toml_str(&int12_tma(2, 1, "shared")).unwrap();
+        variants_from_toml_str(&int12_tma(2, 1, "registers")).unwrap();
     }
 }

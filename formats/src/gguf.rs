@@ -168,7 +168,20 @@ pub enum GgufError {
         /// Elements per block of its type.
         block_len: u64,
     },
-    /// A shape whose size in bytes does not fit in 64 bits.
+    /// A dimension ggml cannot hold: ggml keeps dimensions as signed 64-bit numbers.
+    #[error(
+        "tensor '{name}' has dimension {index} of {value}, more than ggml's largest, 2^63 - 1 (it keeps \
+         dimensions as signed 64-bit numbers)"
+    )]
+    DimTooLarge {
+        /// The tensor.
+        name: String,
+        /// Which dimension (0 is the innermost).
+        index: usize,
+        /// Its value.
+        value: u64,
+    },
+    /// A shape whose element count or size in bytes does not fit in ggml's signed 64 bits.
     #[error("tensor '{name}' has shape {dims:?}, whose size does not fit in 64 bits: a tensor must fit in the file")]
     ShapeOverflow {
         /// The tensor.
@@ -999,6 +1012,23 @@ fn capped(count: u64, remaining: usize, min_bytes: u64) -> usize {
 
 /// The size in bytes of a tensor (None for a type of unknown block size), checking rows are whole blocks.
 fn tensor_bytes(name: &str, ggml_type: GgmlType, dims: &[u64]) -> Result<Option<u64>, GgufError> {
+    // ggml refuses these whatever the type, so they are refused before the type is looked at.
+    if let Some((index, &value)) = dims.iter().enumerate().find(|(_, &d)| d > i64::MAX as u64) {
+        return Err(GgufError::DimTooLarge {
+            name: shown(name),
+            index,
+            value,
+        });
+    }
+    let overflow = || GgufError::ShapeOverflow {
+        name: shown(name),
+        dims: dims.to_vec(),
+    };
+    // Like ggml, the element count must fit in a signed 64-bit number, even where the byte count would.
+    dims.iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d))
+        .filter(|&n| n <= i64::MAX as u64)
+        .ok_or_else(overflow)?;
     let Some((block_len, block_bytes)) = ggml_type.block_size() else {
         return Ok(None);
     };
@@ -1011,14 +1041,6 @@ fn tensor_bytes(name: &str, ggml_type: GgmlType, dims: &[u64]) -> Result<Option<
             block_len,
         });
     }
-    let overflow = || GgufError::ShapeOverflow {
-        name: shown(name),
-        dims: dims.to_vec(),
-    };
-    // Like ggml, the element count must fit too, even where the byte count would.
-    dims.iter()
-        .try_fold(1u64, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(overflow)?;
     let row_bytes = (row_len / block_len)
         .checked_mul(block_bytes)
         .ok_or_else(overflow)?;
@@ -1187,5 +1209,38 @@ mod tests {
             tensor_bytes("w", GgmlType::F32, &[1 << 62, 8]),
             Err(GgufError::ShapeOverflow { .. })
         ));
+    }
+
+    /// ggml keeps dimensions as int64_t: a dimension of 2^63 or more, or an element count past 2^63 - 1, is
+    /// refused whatever the type (an unknown type included), as ggml's reader refuses it.
+    #[test]
+    fn dimensions_past_signed_64_bits_are_refused() {
+        for ggml_type in [GgmlType::F32, GgmlType::Q6_K, GgmlType::Other(77)] {
+            let e = tensor_bytes("w", ggml_type, &[256, 1 << 63]).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    GgufError::DimTooLarge {
+                        index: 1,
+                        value: 0x8000_0000_0000_0000,
+                        ..
+                    }
+                ),
+                "{e:?}"
+            );
+            assert!(e.to_string().contains("2^63 - 1"), "{e}");
+            let e = tensor_bytes("w", ggml_type, &[u64::MAX]).unwrap_err();
+            assert!(
+                matches!(e, GgufError::DimTooLarge { index: 0, .. }),
+                "{e:?}"
+            );
+            // Each dimension fits, their product does not.
+            let e = tensor_bytes("w", ggml_type, &[1 << 32, 1 << 31]).unwrap_err();
+            assert!(matches!(e, GgufError::ShapeOverflow { .. }), "{e:?}");
+        }
+        assert_eq!(
+            tensor_bytes("w", GgmlType::Other(77), &[(1 << 63) - 1]),
+            Ok(None)
+        );
     }
 }

@@ -30,15 +30,31 @@ pub fn shown_at(text: &str, max_chars: usize) -> String {
             out.push_str("...");
             break;
         }
-        if c.is_control()
-            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-        {
+        if hidden(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
         }
     }
     out
+}
+
+/// Characters that must not reach a terminal as they are: control characters (newlines, escape codes), and the
+/// invisible ones that change how a line reads (zero-width characters, the byte-order mark, line and paragraph
+/// separators, right-to-left overrides and isolates), which could make a name look like another.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{00ad}'
+                | '\u{061c}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
+        )
 }
 
 /// [`shown`] for bytes that may not be UTF-8 (invalid sequences become U+FFFD).
@@ -58,15 +74,16 @@ pub fn shown_path(path: &Path) -> String {
     shown(&path.to_string_lossy())
 }
 
-/// `text` with control characters escaped but not shortened: for data a command prints as its output (tensor
-/// names in `gguf ls`), which must stay on one line and must not drive the terminal.
+/// `text` with control and invisible characters escaped (as [`shown`] escapes them) but not shortened: for data
+/// a command prints as its output (tensor names in `gguf ls`), which must stay on one line, must not drive the
+/// terminal and must read as what it is.
 pub fn escaped(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
+    if !text.chars().any(hidden) {
         return text.to_string();
     }
     text.chars()
         .flat_map(|c| {
-            let escape = c.is_control();
+            let escape = hidden(c);
             let mut plain = Some(c);
             let mut esc = c.escape_default();
             std::iter::from_fn(move || if escape { esc.next() } else { plain.take() })
@@ -342,6 +359,23 @@ mod tests {
         assert!(shown_bytes(&[b'a'; 100_000]).ends_with("..."));
         assert_eq!(escaped("a\rb"), "a\\rb");
         assert_eq!(escaped("plain.name"), "plain.name");
+        assert_eq!(escaped("blk.0.ffn_down.wéight"), "blk.0.ffn_down.wéight");
+    }
+
+    /// Right-to-left overrides and zero-width characters could make one name read as another in `gguf ls`:
+    /// printed data escapes them as error messages do.
+    #[test]
+    fn escaped_output_shows_invisible_characters() {
+        for (raw, want) in [
+            ("evil\u{202e}txt.exe", "evil\\u{202e}txt.exe"),
+            ("a\u{200b}b", "a\\u{200b}b"),
+            ("a\u{2066}b\u{2069}", "a\\u{2066}b\\u{2069}"),
+            ("\u{feff}bom", "\\u{feff}bom"),
+            ("soft\u{ad}hyphen", "soft\\u{ad}hyphen"),
+        ] {
+            assert_eq!(escaped(raw), want, "{raw:?}");
+            assert_eq!(shown(raw), want, "{raw:?}");
+        }
     }
 
     #[test]

@@ -94,7 +94,7 @@ fn sweep_points(input: TokenStream) -> syn::Result<Expansion> {
                 field_named(name, true)
             }
             SweepError::BadName(_) | SweepError::NameChars(_) => field_named("name", true),
-            SweepError::NoName | SweepError::TooLarge { .. } => None,
+            SweepError::NoName | SweepError::TooLarge { .. } | SweepError::OverTotal { .. } => None,
         };
         placed.unwrap_or_else(|| whole(&input, &message))
     })?;

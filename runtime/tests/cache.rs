@@ -280,29 +280,111 @@ fn compile_failures_are_not_cached() {
     assert_eq!(get(&cache, SOURCE, &counter).1, CacheOutcome::Miss);
 }
 
+/// A cache that cannot be written costs the compile only: the cubin comes back, with the one sentence that
+/// says why it was not kept (issue 55: it failed the variant).
 #[test]
-fn an_unwritable_folder_is_one_sentence() {
+fn an_unwritable_folder_keeps_the_work_and_says_why() {
     let dir = scratch("unwritable");
     let blocker = dir.join("not-a-folder");
     fs::write(&blocker, b"").unwrap();
-    let cache = CubinCache::new(blocker.join("cache"));
-    let counter = Counting::new();
-    let err = cache
-        .get_or_compile_with(
-            SOURCE,
-            "k.cu",
-            "sm_90",
-            false,
-            VERSION,
-            counter.compiler(Duration::ZERO),
-        )
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.starts_with("cannot create the cache folder") && err.contains("MMQGEN_CACHE_DIR"),
-        "{err}"
+    for folder in [blocker.join("cache"), blocker.clone()] {
+        let cache = CubinCache::new(&folder);
+        let counter = Counting::new();
+        let (compiled, outcome) = cache
+            .get_or_compile_with(
+                SOURCE,
+                "k.cu",
+                "sm_90",
+                false,
+                VERSION,
+                counter.compiler(Duration::ZERO),
+            )
+            .unwrap();
+        assert_same(&compiled, &fake_compile(SOURCE, "k.cu", "sm_90", false));
+        assert_eq!(counter.count(), 1);
+        match outcome {
+            CacheOutcome::NotStored { reason } => {
+                assert!(
+                    reason.starts_with("cannot create the cache folder")
+                        && reason.contains("MMQGEN_CACHE_DIR"),
+                    "{reason}"
+                );
+                assert!(!reason.contains('\n'));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // A folder that links to itself: the same.
+    #[cfg(unix)]
+    {
+        let looped = dir.join("loop");
+        std::os::unix::fs::symlink(&looped, &looped).unwrap();
+        let counter = Counting::new();
+        let (_, outcome) = CubinCache::new(&looped)
+            .get_or_compile_with(
+                SOURCE,
+                "k.cu",
+                "sm_90",
+                false,
+                VERSION,
+                counter.compiler(Duration::ZERO),
+            )
+            .unwrap();
+        assert!(
+            matches!(outcome, CacheOutcome::NotStored { .. }),
+            "{outcome:?}"
+        );
+    }
+}
+
+/// Something other than an entry in an entry's place is never read whole: a fifo (whose open blocks), a link
+/// to /dev/zero (endless), a sparse file of 1.5 GiB; each is corrupt, rebuilt and then a hit. Each runs under a
+/// watchdog, so that a blocked read fails the test instead of hanging it.
+#[cfg(unix)]
+#[test]
+fn entries_that_are_not_small_regular_files_are_rebuilt_unread() {
+    fn watched(test: &'static str, damage: fn(&CubinCache, &Path), why: &'static str) {
+        let (done, wait) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            rebuilt_after(test, damage, why);
+            let _ = done.send(());
+        });
+        match wait.recv_timeout(Duration::from_secs(60)) {
+            Ok(()) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                panic!("{test}: still reading the entry after 60 s")
+            }
+            Err(e) => panic!("{test}: {e}"),
+        }
+    }
+    watched(
+        "fifo_entry",
+        |_, p| {
+            fs::remove_file(p).unwrap();
+            let status = std::process::Command::new("mkfifo")
+                .arg(p)
+                .status()
+                .unwrap();
+            assert!(status.success());
+        },
+        "not a regular file",
     );
-    assert!(!err.contains('\n'));
+    watched(
+        "dev_zero_entry",
+        |_, p| {
+            fs::remove_file(p).unwrap();
+            std::os::unix::fs::symlink("/dev/zero", p).unwrap();
+        },
+        "not a regular file",
+    );
+    watched(
+        "sparse_entry",
+        |_, p| {
+            let f = fs::OpenOptions::new().write(true).open(p).unwrap();
+            f.set_len(3 << 29).unwrap();
+        },
+        "1610612736 bytes, more than",
+    );
 }
 
 #[test]

@@ -239,9 +239,13 @@ fn list_shows_what_a_sweep_expands_to() {
     let output = mmqgen(&["--variants", file.to_str().unwrap(), "list"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let out = stdout(&output);
-    // 2 x 2 x 2 = 8: stages 2 without cp.async is refused (2 points), the two architecture sets render alike.
+    // 2 x 2 x 2 = 8: stages 2 without cp.async is refused (2 points); the two architecture sets render alike,
+    // and a point declared for [sm_80, sm_90] cannot be stood for by one declared for [sm_90] (it would never be
+    // compiled for sm_80): refused with a sentence (3 points).
     assert!(
-        out.contains("sweep sw: 3 point(s) of a product of 8 (2 refused by the validator, 3 render like another point)"),
+        out.contains(
+            "sweep sw: 3 point(s) of a product of 8 (5 refused, 0 render like another point)"
+        ),
         "{out}"
     );
     assert!(
@@ -253,7 +257,10 @@ fn list_shows_what_a_sweep_expands_to() {
         "{out}"
     );
     assert!(
-        out.contains("  duplicate: sw_cpaoff_s1_sm80sm90 renders like sw_cpaoff_s1_sm90"),
+        out.contains(
+            "  refused:   sw_cpaoff_s1_sm80sm90: it renders like sw_cpaoff_s1_sm90 (the same kernel) but is \
+             declared for [sm_80, sm_90] and sw_cpaoff_s1_sm90 for [sm_90]"
+        ),
         "{out}"
     );
 

@@ -77,7 +77,12 @@ struct Scratch(PathBuf);
 
 impl Scratch {
     fn new() -> Scratch {
-        let dir = std::env::temp_dir().join(format!("mmqgen-hostile-{}", std::process::id()));
+        Scratch::named("corpus")
+    }
+    /// A folder of its own for one test (tests run at once in one process).
+    fn named(test: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("mmqgen-hostile-{}-{test}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         Scratch(dir)
@@ -1346,6 +1351,7 @@ fn every_hostile_input_gets_one_sentence_within_bounds() {
     cases.extend(gguf_cases(&scratch));
     cases.extend(q6k_cases(&scratch));
     cases.extend(command_line_cases());
+    cases.extend(round_three_cases(&scratch));
     assert!(cases.len() >= 200, "the corpus has {} cases", cases.len());
 
     let next = AtomicUsize::new(0);
@@ -1393,4 +1399,768 @@ fn every_hostile_input_gets_one_sentence_within_bounds() {
         cases.len(),
         failures.join("\n")
     );
+}
+
+// Round three (issue 55): the surfaces added since the corpus above, class by class. What fits the corpus's
+// shape (arguments in, one sentence or success out) is in `round_three_cases`; what needs more (a full disk, a
+// closed NVRTC, files that must survive, a cache folder) has a test of its own below.
+
+/// A `[[variant]]` table of the int12 copy-engine tile with its totals in the output.
+fn int12_output_totals(name: &str, tile_n: u32, warps_n: u32, blocks_per_sm: u32) -> String {
+    format!(
+        "[[variant]]\nname = \"{name}\"\nengine = \"wgmma_k32_regfold\"\nmode = \"int12_per256\"\nkdr = 8\n\
+         nbj = 128\ntile_n = {tile_n}\nwarps_m = 8\nwarps_n = {warps_n}\nscale_fetch = \"narrow\"\n\
+         expand = \"uint4\"\nstages = 3\nrefill = \"tma\"\ntotals = \"output\"\nblocks_per_sm = {blocks_per_sm}\n\
+         archs = [\"sm_90\"]\n"
+    )
+}
+
+/// A sweep of the mma_k16 engine over `archs` (one set per point when given as a list of lists).
+fn mma_sweep(name: &str, archs: &str) -> String {
+    format!(
+        "[[sweep]]\nname = \"{name}\"\nengine = \"mma_k16\"\nmode = \"f32_per16\"\nkdr = 2\nnbj = 64\ntile_n = 64\n\
+         warps_m = 2\nwarps_n = 2\nscale_fetch = \"narrow\"\nexpand = \"uint4\"\narchs = {archs}\n"
+    )
+}
+
+fn round_three_cases(s: &Scratch) -> Vec<Case> {
+    let mut cases = Vec::new();
+    let with = |file: &PathBuf, rest: &[&str]| -> Vec<OsString> {
+        let mut args: Vec<OsString> = vec!["--variants".into(), file.clone().into_os_string()];
+        args.extend(rest.iter().map(OsString::from));
+        args
+    };
+    let push = |cases: &mut Vec<Case>, name: &str, args: Vec<OsString>, expect: Expect| {
+        cases.push(Case {
+            name: name.to_string(),
+            args,
+            expect,
+            stdout_lacks: None,
+        })
+    };
+
+    // Class 1: the descriptions that crashed NVRTC inside nvrtcCompileProgram are refused when read.
+    let crash = s.file("crash.toml", int12_output_totals("crash", 64, 2, 1));
+    push(
+        &mut cases,
+        "class 1: the 128 x 64, 8 x 2 warp int12 tile with totals in the output",
+        with(&crash, &["check", "--no-sass", "--variant", "crash"]),
+        refused(&["field `totals`", "crashes NVRTC"]),
+    );
+    let crash_b2 = s.file(
+        "crash-b2.toml",
+        int12_output_totals("crash_b2", 32, 1, 2).replace("stages = 3", "stages = 2"),
+    );
+    push(
+        &mut cases,
+        "class 1: the 128 x 32 int12 tile with totals in the output at 2 blocks per SM",
+        with(&crash_b2, &["list"]),
+        refused(&["crashes NVRTC", "got 8 x 1 x 2"]),
+    );
+
+    // Class 4: sweeps.
+    let twice = s.file(
+        "two-names.toml",
+        mma_sweep("tw", "[\"sm_90\"]") + &mma_sweep("tw", "[\"sm_80\"]"),
+    );
+    push(
+        &mut cases,
+        "class 4: two sweeps of one name in a file",
+        with(&twice, &["list"]),
+        refused(&["sweep #1 has the same name"]),
+    );
+    let first = s.file(
+        "sweep-a.toml",
+        mma_sweep("ab", "[[\"sm_80\"], [\"sm_90\"]]"),
+    );
+    let second = s.file("sweep-b.toml", mma_sweep("ab", "[\"sm_90\"]"));
+    let mut args = with(&first, &[]);
+    args.extend(with(&second, &["list"]));
+    push(
+        &mut cases,
+        "class 4: two sweeps of one name in two files",
+        args,
+        refused(&["has the name of a sweep of"]),
+    );
+    // 1,000 sweeps of 10,000 points each: 136 KB that once expanded to 10 M points and 5.8 GB.
+    let values = (1..=100)
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut many = String::new();
+    for n in 0..1000 {
+        many += &format!("[[sweep]]\nname = \"s{n}\"\nnbj = [{values}]\ntile_n = [{values}]\n");
+    }
+    let many = s.file("many-sweeps.toml", many);
+    push(
+        &mut cases,
+        "class 4: 1,000 sweeps of 10,000 points",
+        with(&many, &["list"]),
+        refused(&["over all sweeps together"]),
+    );
+    // One file under two spellings, and through a link.
+    let spelled = s.file("spelled.toml", mma_sweep("sp", "[\"sm_90\"]"));
+    let link = s.0.join("spelled-link.toml");
+    std::os::unix::fs::symlink(&spelled, &link).unwrap();
+    for (tag, other) in [("./", s.0.join(".").join("spelled.toml")), ("a link", link)] {
+        let mut args = with(&spelled, &[]);
+        args.extend(with(&other, &["list"]));
+        push(
+            &mut cases,
+            &format!("class 4: one --variants file twice, as {tag}"),
+            args,
+            refused(&["is given twice"]),
+        );
+    }
+    // A sweep whose every point is refused: nothing to tune, not the catalogue.
+    let none = s.file(
+        "no-valid-point.toml",
+        "[[sweep]]\nname = \"nv\"\nengine = \"mma_k16\"\nkdr = [3, 5]\n",
+    );
+    push(
+        &mut cases,
+        "class 4: tune over sweeps with no valid point",
+        with(&none, &["tune", "--compile-only"]),
+        refused(&["no valid point", "nothing to tune"]),
+    );
+    // A point that renders like a known variant for the same architectures is that variant: `emit` by the
+    // point's name works. One declared for other architectures is refused, and `emit` says why.
+    let like_r41 = s.file(
+        "like-r41.toml",
+        mma_sweep("lk", "[[\"sm_80\"], [\"sm_80\", \"sm_90\"]]"),
+    );
+    push(
+        &mut cases,
+        "class 4: emit a point declared for other architectures than the variant it renders like",
+        with(&like_r41, &["emit", "lk_sm80"]),
+        refused(&["lk_sm80", "renders like r41", "declared for [sm_80]"]),
+    );
+    let same_as_r41 = s.file(
+        "same-as-r41.toml",
+        mma_sweep("sa", "[\"sm_80\", \"sm_90\"]"),
+    );
+    push(
+        &mut cases,
+        "class 4: emit a point that a known variant stands for",
+        with(&same_as_r41, &["emit", "sa"]),
+        Expect::Accepted,
+    );
+
+    // Class 6: a config that declares a variant the --variants file declares too, identically (as the config
+    // `tune` writes declares the sweep points it picked), is read beside that file.
+    let declared = s.file("declared.toml", VALID_VARIANT);
+    let beside = s.file(
+        "tuned-beside.toml",
+        format!(
+            "{VALID_VARIANT}{}{}",
+            rule("sm_90", "{ min = 1 }", "", "mine"),
+            rule("sm_80", "{ min = 1 }", "", "mine")
+        ),
+    );
+    push(
+        &mut cases,
+        "class 6: a config declaring the variant file's own variant, beside it",
+        with(&declared, &["config", "check", beside.to_str().unwrap()]),
+        Expect::Accepted,
+    );
+    let changed = s.file(
+        "tuned-changed.toml",
+        format!(
+            "{}{}",
+            VALID_VARIANT.replace("kdr = 2", "kdr = 4"),
+            rule("sm_90", "{ min = 1 }", "", "mine")
+        ),
+    );
+    push(
+        &mut cases,
+        "class 6: a config declaring another variant under a taken name, beside it",
+        with(&declared, &["config", "check", changed.to_str().unwrap()]),
+        refused(&["already taken"]),
+    );
+
+    // Class 7: rules that split m or K between them and together cover every shape leave no gap.
+    let split = s.file(
+        "split.toml",
+        rule("sm_90", "{ min = 1 }", "m = { max = 8191 }\n", "r56")
+            + &rule("sm_90", "{ min = 1 }", "m = { min = 8192 }\n", "r41")
+            + &rule("sm_80", "[1, 100]", "k = { max = 4096 }\n", "r56")
+            + &rule("sm_80", "[1, 200]", "k = { min = 4097 }\n", "r56")
+            + &rule("sm_80", "{ min = 101 }", "", "r41"),
+    );
+    push(
+        &mut cases,
+        "class 7: config check on rules that split m and K between them",
+        vec!["config".into(), "check".into(), split.into_os_string()],
+        Expect::Accepted,
+    );
+    let holed = s.file(
+        "split-hole.toml",
+        rule("sm_90", "{ min = 1 }", "m = { max = 8191 }\n", "r56")
+            + &rule("sm_90", "{ min = 1 }", "m = { min = 8193 }\n", "r41")
+            + &rule("sm_80", "{ min = 1 }", "", "r41"),
+    );
+    push(
+        &mut cases,
+        "class 7: config check on a split that misses m = 8192",
+        vec!["config".into(), "check".into(), holed.into_os_string()],
+        refused(&["1 problem"]),
+    );
+    // 3,000 rules, none for sm_90: the refusal is one sentence, not every rule (it was a 54 KB line).
+    let mut sm80 = String::new();
+    for n in 1..3000 {
+        sm80 += &rule("sm_80", &n.to_string(), "", "r56");
+    }
+    let sm80 = s.file("sm80-only.toml", sm80);
+    push(
+        &mut cases,
+        "class 7: explain with no matching rule among 3,000",
+        [
+            "explain", "--arch", "sm_90", "--m", "4096", "--n", "8", "--k", "4096", "--config",
+        ]
+        .iter()
+        .map(OsString::from)
+        .chain([sm80.into_os_string()])
+        .collect(),
+        refused(&["no rule of", "matches sm_90", "--all"]),
+    );
+
+    // Class 8: GGUF tensor names that would read as others, and dimensions ggml refuses.
+    for (tag, name, hidden) in [
+        (
+            "a right-to-left override",
+            "evil\u{202e}txt.exe",
+            "\u{202e}",
+        ),
+        ("a zero-width space", "blk.0\u{200b}.weight", "\u{200b}"),
+        ("a left-to-right isolate", "w\u{2066}x\u{2069}", "\u{2066}"),
+    ] {
+        let file = s.file(
+            &format!("hidden-{}.gguf", hidden.escape_unicode()),
+            gguf(&[], &[(name.as_bytes(), &[8], 0, 0)], 32),
+        );
+        cases.push(Case {
+            name: format!("class 8: gguf ls of a tensor name with {tag}"),
+            args: vec!["gguf".into(), "ls".into(), file.into_os_string()],
+            expect: Expect::Accepted,
+            stdout_lacks: Some(hidden),
+        });
+    }
+    // (Of a 1-byte type, where 2^63 elements still fit a u64 of bytes, and of a type mmqgen does not size.)
+    for (tag, dims, ggml_type) in [
+        ("2^63 of I8", &[1u64 << 63][..], 24u32),
+        ("2^64 - 1 of an unknown type", &[8, u64::MAX][..], 77),
+    ] {
+        let file = s.file(
+            &format!("dim-{}.gguf", ggml_type),
+            gguf(&[], &[(b"w", dims, ggml_type, 0)], 32),
+        );
+        cases.push(case(
+            format!("class 8: gguf ls of a tensor dimension of {tag}"),
+            &[&"gguf", &"ls", &file],
+            refused(&["2^63 - 1"]),
+        ));
+    }
+    cases
+}
+
+/// What one run of the binary left.
+struct Ran {
+    status: std::process::ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs the binary with `args` under the corpus's memory bound and `time`, `setup` adjusting the command
+/// (environment, working folder, stdout or stderr to /dev/full); stdout and stderr are kept unless `setup`
+/// sends them elsewhere.
+fn mmqgen_in(
+    s: &Scratch,
+    args: &[OsString],
+    time: Duration,
+    setup: impl FnOnce(&mut Command),
+) -> Ran {
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let id = RUNS.fetch_add(1, Ordering::Relaxed);
+    let out_path = s.0.join(format!("ran-stdout-{id}"));
+    let err_path = s.0.join(format!("ran-stderr-{id}"));
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {MEMORY_BOUND_KIB} && exec \"$0\" \"$@\""
+        ))
+        .arg(env!("CARGO_BIN_EXE_mmqgen"))
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .env("MMQGEN_CACHE_DIR", s.0.join("cache"))
+        .stdin(Stdio::null())
+        .stdout(fs::File::create(&out_path).unwrap())
+        .stderr(fs::File::create(&err_path).unwrap());
+    setup(&mut command);
+    let mut child = command.spawn().unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > time {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?}: still running after {time:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let read = |p: &Path| String::from_utf8_lossy(&fs::read(p).unwrap_or_default()).into_owned();
+    let ran = Ran {
+        status,
+        stdout: read(&out_path),
+        stderr: read(&err_path),
+    };
+    assert!(
+        !ran.stderr.contains("panicked") && !ran.stderr.contains("stack backtrace"),
+        "{args:?} panicked: {}",
+        ran.stderr
+    );
+    assert!(
+        ran.status.code().is_some(),
+        "{args:?}: killed by a signal ({}): {}",
+        ran.status,
+        ran.stderr
+    );
+    ran
+}
+
+fn words(w: &[&str]) -> Vec<OsString> {
+    w.iter().map(OsString::from).collect()
+}
+
+/// The one line of a refusal (exit status 1, one `mmqgen: ` line on stderr).
+fn refusal(ran: &Ran) -> String {
+    assert_eq!(ran.status.code(), Some(1), "{}{}", ran.stdout, ran.stderr);
+    let lines: Vec<&str> = ran.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "not one line: {}", ran.stderr);
+    assert!(lines[0].starts_with("mmqgen: "), "{}", lines[0]);
+    lines[0].to_string()
+}
+
+fn dev_full() -> fs::File {
+    fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap()
+}
+
+/// Class 1: NVRTC 13.0 crashes inside nvrtcCompileProgram on this engine's int12 tile with its totals in the
+/// output once its warps get 128 registers each; the validator refuses those descriptions (the corpus), and
+/// whatever still crashes it is compiled in a child process: here the mmqgen binary itself, handed a source that
+/// crashes NVRTC (a valid tile's, held to two blocks per SM), says "the compiler crashed (signal ...)" and this
+/// process lives on; the valid source compiles through the same child.
+#[cfg(unix)]
+#[test]
+fn class_1_a_compiler_crash_in_the_child_is_one_sentence() {
+    use mmqgen::compile::isolated::{ChildCompiler, CHILD_ARG};
+    use mmqgen::compile::CompileError;
+    if !mmqgen::testing::nvrtc_or_skip("class_1_a_compiler_crash_in_the_child_is_one_sentence") {
+        return;
+    }
+    let text = int12_output_totals("fits", 32, 1, 1).replace("stages = 3", "stages = 2");
+    let desc = mmqgen::codegen::spec_file::variants_from_toml_str(&text).unwrap()[0].clone();
+    let rendered = mmqgen::codegen::render::render(&desc).unwrap();
+    let crashing = rendered.source.replace(
+        "__launch_bounds__(THREADS)",
+        "__launch_bounds__(THREADS, 2)",
+    );
+    assert_ne!(
+        crashing, rendered.source,
+        "the kernels' launch bounds moved"
+    );
+    let child = ChildCompiler {
+        program: env!("CARGO_BIN_EXE_mmqgen").into(),
+        args: vec![CHILD_ARG.into()],
+        timeout: Duration::from_secs(300),
+    };
+    let arch = rendered.nvrtc_arch(mmqgen::Arch::Sm90);
+    let e = child
+        .compile(&crashing, "crash.cu", &arch, false)
+        .unwrap_err();
+    assert!(
+        matches!(e, CompileError::Crashed { signal: 6 | 11, .. }),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().starts_with("the compiler crashed (signal "),
+        "{e}"
+    );
+    let ok = child
+        .compile(&rendered.source, "fits.cu", &arch, false)
+        .unwrap();
+    assert_eq!(&ok.cubin[..4], b"\x7fELF");
+    assert!(!ok.report.is_empty(), "{}", ok.log);
+}
+
+/// Class 2: q6k quantize and dequantize never write over their input, however the output names it (the same
+/// path, another spelling, a link, a hard link): one sentence, the input unchanged. Outputs are written whole
+/// or not at all: a conversion that fails halfway leaves the file that was there.
+#[cfg(unix)]
+#[test]
+fn class_2_q6k_never_writes_over_its_input() {
+    let s = Scratch::named("class2");
+    let weights: Vec<f32> = (0..512)
+        .map(|i| ((i * 37) % 101) as f32 / 50.0 - 1.0)
+        .collect();
+    let f32_path = s.file("w.f32", f32_bytes(weights.iter().copied()));
+    let ran = mmqgen_in(
+        &s,
+        &[
+            "q6k".into(),
+            "quantize".into(),
+            "--input".into(),
+            f32_path.clone().into(),
+            "--output".into(),
+            s.0.join("w.q6k").into(),
+        ],
+        TIME_BOUND,
+        |_| {},
+    );
+    assert!(ran.status.success(), "{}", ran.stderr);
+    let q6k_path = s.0.join("w.q6k");
+    for (input, command) in [(&f32_path, "quantize"), (&q6k_path, "dequantize")] {
+        let before = fs::read(input).unwrap();
+        let name = input.file_name().unwrap().to_str().unwrap();
+        let link = s.0.join(format!("{name}.link"));
+        let hard = s.0.join(format!("{name}.hard"));
+        std::os::unix::fs::symlink(input, &link).unwrap();
+        fs::hard_link(input, &hard).unwrap();
+        for output in [
+            input.clone(),
+            s.0.join(".").join(name),
+            s.0.join("..").join(s.0.file_name().unwrap()).join(name),
+            link,
+            hard,
+        ] {
+            let ran = mmqgen_in(
+                &s,
+                &[
+                    "q6k".into(),
+                    command.into(),
+                    "--input".into(),
+                    input.clone().into(),
+                    "--output".into(),
+                    output.clone().into(),
+                ],
+                TIME_BOUND,
+                |_| {},
+            );
+            let line = refusal(&ran);
+            assert!(line.contains("is the input"), "{output:?}: {line}");
+            assert_eq!(fs::read(input).unwrap(), before, "{command} {output:?}");
+        }
+    }
+    // A NaN in the second block: the conversion stops there, and the output that was there stays whole.
+    let mut bad = weights.clone();
+    bad[300] = f32::NAN;
+    let bad_path = s.file("bad.f32", f32_bytes(bad));
+    let kept = s.file("kept.q6k", b"an earlier output");
+    let ran = mmqgen_in(
+        &s,
+        &[
+            "q6k".into(),
+            "quantize".into(),
+            "--input".into(),
+            bad_path.into(),
+            "--output".into(),
+            kept.clone().into(),
+        ],
+        TIME_BOUND,
+        |_| {},
+    );
+    assert!(refusal(&ran).contains("NaN"), "{}", ran.stderr);
+    assert_eq!(fs::read(&kept).unwrap(), b"an earlier output");
+    let left: Vec<String> = fs::read_dir(&s.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+/// Class 3: any error writing the output other than a closed pipe (here a full disk, /dev/full) is one sentence
+/// on stderr and exit status 1, for every command that prints; a refusal printed to a full stderr still exits 1,
+/// without a panic.
+#[cfg(unix)]
+#[test]
+fn class_3_a_full_disk_is_one_sentence() {
+    let s = Scratch::named("class3");
+    let gguf_file = s.file("ok.gguf", gguf(&[], &[(b"w", &[8], 0, 0)], 32));
+    let sweep = s.file("sweep.toml", mma_sweep("fd", "[\"sm_90\"]"));
+    let mut commands = vec![
+        words(&["list"]),
+        words(&["emit", "r56"]),
+        vec!["gguf".into(), "ls".into(), gguf_file.into_os_string()],
+        words(&[
+            "explain", "--arch", "sm_90", "--m", "4096", "--n", "512", "--k", "4096", "--all",
+        ]),
+        words(&["config", "check", "--verbose"]),
+        vec!["--variants".into(), sweep.into_os_string(), "list".into()],
+    ];
+    if mmqgen::compile::nvrtc_available() {
+        commands.push(words(&[
+            "tune",
+            "--compile-only",
+            "--variant",
+            "r41",
+            "--jobs",
+            "1",
+        ]));
+    }
+    for args in commands {
+        let ran = mmqgen_in(&s, &args, Duration::from_secs(120), |c| {
+            c.stdout(dev_full()).current_dir(&s.0);
+        });
+        // (tune's progress lines on stderr come first; the sentence is the one `mmqgen:` line, and the last.)
+        assert_eq!(ran.status.code(), Some(1), "{args:?}: {}", ran.stderr);
+        let sentences: Vec<&str> = ran
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("mmqgen"))
+            .collect();
+        assert_eq!(sentences.len(), 1, "{args:?}: {}", ran.stderr);
+        assert_eq!(ran.stderr.lines().last(), Some(sentences[0]), "{args:?}");
+        assert!(
+            sentences[0]
+                .starts_with("mmqgen: cannot write to standard output: No space left on device"),
+            "{args:?}: {}",
+            sentences[0]
+        );
+    }
+    for args in [
+        words(&["emit", "r99"]),
+        words(&[
+            "explain", "--arch", "sm_70", "--m", "1", "--n", "1", "--k", "256",
+        ]),
+    ] {
+        let ran = mmqgen_in(&s, &args, TIME_BOUND, |c| {
+            c.stderr(dev_full());
+        });
+        assert_eq!(ran.status.code(), Some(1), "{args:?}");
+    }
+}
+
+/// The file `tune --cubin-cache DIR` keeps r41's sm_90 cubin in (the key of its rendered source).
+fn r41_entry(dir: &Path) -> PathBuf {
+    use mmqgen::compile::cache::CubinCache;
+    let all = mmqgen::catalogue::all();
+    let r41 = mmqgen::catalogue::find(&all, "r41").unwrap();
+    let rendered = mmqgen::codegen::render::render(r41).unwrap();
+    let cache = CubinCache::new(dir);
+    let key = cache.key(
+        &rendered.source,
+        &format!("{}.cu", rendered.canonical),
+        &rendered.nvrtc_arch(mmqgen::Arch::Sm90),
+        false,
+        mmqgen::compile::nvrtc_version().unwrap(),
+    );
+    cache.entry_path(&key)
+}
+
+/// Class 5: the cubin cache never reads what is not an entry (a fifo hung `tune`, a link to /dev/zero was read
+/// into memory: both are rebuilt, within the time and memory bounds); a cache folder that cannot be used is one
+/// warning and the work stands; `run` without any cache folder still compiles and runs the CPU reference.
+#[cfg(unix)]
+#[test]
+fn class_5_the_cubin_cache_survives_its_folder() {
+    let s = Scratch::named("class5");
+    let one_rule = s.file(
+        "one.toml",
+        rule("sm_90", "{ min = 1 }", "", "r41") + &rule("sm_80", "{ min = 1 }", "", "r41"),
+    );
+    if mmqgen::compile::nvrtc_available() {
+        let dir = s.0.join("cubins");
+        fs::create_dir_all(&dir).unwrap();
+        let entry = r41_entry(&dir);
+        let fifo: fn(&Path) =
+            |p| assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
+        let zero: fn(&Path) = |p| std::os::unix::fs::symlink("/dev/zero", p).unwrap();
+        for (tag, plant) in [("a fifo", fifo), ("a link to /dev/zero", zero)] {
+            let _ = fs::remove_file(&entry);
+            plant(&entry);
+            let mut args = words(&[
+                "tune",
+                "--compile-only",
+                "--variant",
+                "r41",
+                "--cubin-cache",
+            ]);
+            args.push(dir.clone().into());
+            let ran = mmqgen_in(&s, &args, Duration::from_secs(60), |_| {});
+            assert!(ran.status.success(), "{tag}: {}", ran.stderr);
+            assert!(
+                ran.stdout.contains("1 of 1 candidate(s) compiled cleanly"),
+                "{tag}: {}",
+                ran.stdout
+            );
+            assert!(
+                fs::symlink_metadata(&entry).unwrap().is_file(),
+                "{tag}: not rebuilt"
+            );
+        }
+    }
+    // The cache folder is a file: one warning, the run stands.
+    let blocker = s.file("not-a-folder", b"");
+    let run = |setup: &dyn Fn(&mut Command)| {
+        mmqgen_in(
+            &s,
+            &["run".into(), "--config".into(), one_rule.clone().into()],
+            Duration::from_secs(120),
+            setup,
+        )
+    };
+    let ran = run(&|c| {
+        c.env("MMQGEN_CACHE_DIR", &blocker);
+    });
+    assert!(ran.status.success(), "{}{}", ran.stdout, ran.stderr);
+    assert!(!ran.stdout.contains("FAILED"), "{}", ran.stdout);
+    if mmqgen::compile::nvrtc_available() {
+        let warnings: Vec<&str> = ran
+            .stderr
+            .lines()
+            .filter(|l| l.contains("warning"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{}", ran.stderr);
+        assert!(
+            warnings[0].starts_with("mmqgen: warning: the cubin cache"),
+            "{}",
+            warnings[0]
+        );
+    }
+    // No cache folder at all: the same, and the CPU reference runs.
+    let ran = run(&|c| {
+        c.env_remove("MMQGEN_CACHE_DIR")
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("HOME");
+    });
+    assert!(ran.status.success(), "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(ran.stdout.matches(" digest ").count(), 4, "{}", ran.stdout);
+}
+
+/// Class 6: `tune` refuses up front without NVRTC (it once dropped every candidate and exited 0); keeps a
+/// variant that declares `allow_spills` (the default's own pick from 513 tokens was dropped); with
+/// --compile-only, writes nothing to --output (a missing folder there is no reason to refuse) and no ranking
+/// unless asked for one, and refuses an asked-for ranking in a missing folder.
+#[cfg(unix)]
+#[test]
+fn class_6_tune_refuses_what_it_cannot_do_and_does_the_rest() {
+    let s = Scratch::named("class6");
+    let ld_cache = fs::read("/etc/ld.so.cache").unwrap_or_default();
+    let system_nvrtc = ld_cache.windows(13).any(|w| w == b"libnvrtc.so.1");
+    if !system_nvrtc {
+        let ran = mmqgen_in(
+            &s,
+            &words(&["tune", "--compile-only", "--variant", "r41"]),
+            TIME_BOUND,
+            |c| {
+                c.env_remove("LD_LIBRARY_PATH");
+            },
+        );
+        let line = refusal(&ran);
+        assert!(
+            line.contains("NVRTC") && line.contains("cannot be used here"),
+            "{line}"
+        );
+    }
+    if !mmqgen::testing::nvrtc_or_skip("class_6_tune_refuses_what_it_cannot_do_and_does_the_rest") {
+        return;
+    }
+    let ran = mmqgen_in(
+        &s,
+        &words(&[
+            "tune",
+            "--compile-only",
+            "--variant",
+            "wgmma_i12_128x96_tail_producer",
+            "--output",
+            "/nonexistent/folder/tuned.toml",
+        ]),
+        Duration::from_secs(120),
+        |c| {
+            c.current_dir(&s.0);
+        },
+    );
+    assert!(ran.status.success(), "{}", ran.stderr);
+    assert!(
+        ran.stdout
+            .contains("1 of 1 candidate(s) compiled cleanly for sm_90"),
+        "{}{}",
+        ran.stdout,
+        ran.stderr
+    );
+    let written: Vec<String> = fs::read_dir(&s.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("ranking"))
+        .collect();
+    assert!(written.is_empty(), "an unasked-for ranking: {written:?}");
+    let ran = mmqgen_in(
+        &s,
+        &words(&[
+            "tune",
+            "--compile-only",
+            "--variant",
+            "r41",
+            "--ranking",
+            "/nonexistent/folder/ranking",
+        ]),
+        TIME_BOUND,
+        |_| {},
+    );
+    assert!(refusal(&ran).contains("does not exist"), "{}", ran.stderr);
+}
+
+/// Class 7 (and issue 53): `explain` leads with the winner and gives the other rules' verdicts on request;
+/// `config check` leads with its verdict, and lists the informational findings and the rules on request.
+#[cfg(unix)]
+#[test]
+fn class_7_long_outputs_lead_with_the_answer() {
+    let s = Scratch::named("class7");
+    let shape = [
+        "explain", "--arch", "sm_90", "--m", "4096", "--n", "512", "--k", "4096",
+    ];
+    let ran = mmqgen_in(&s, &words(&shape), TIME_BOUND, |_| {});
+    assert!(ran.status.success(), "{}", ran.stderr);
+    let lines: Vec<&str> = ran.stdout.lines().collect();
+    assert!(lines.len() <= 8, "{}", ran.stdout);
+    assert!(lines[1].contains(": variant "), "{}", ran.stdout);
+    assert!(!ran.stdout.contains(": no: "), "{}", ran.stdout);
+    let mut all = words(&shape);
+    all.push("--all".into());
+    let ran = mmqgen_in(&s, &all, TIME_BOUND, |_| {});
+    assert!(ran.stdout.contains(": no: "), "{}", ran.stdout);
+
+    let ran = mmqgen_in(&s, &words(&["config", "check"]), TIME_BOUND, |_| {});
+    assert!(ran.status.success(), "{}", ran.stderr);
+    let first = ran.stdout.lines().next().unwrap_or_default();
+    assert!(first.contains(": ok: no gaps"), "{}", ran.stdout);
+    assert!(
+        !ran.stdout.contains("overlap (informational)"),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran.stdout.lines().count() <= 3, "{}", ran.stdout);
+    let ran = mmqgen_in(
+        &s,
+        &words(&["config", "check", "--verbose"]),
+        TIME_BOUND,
+        |_| {},
+    );
+    assert!(
+        ran.stdout.contains("overlap (informational)"),
+        "{}",
+        ran.stdout
+    );
+    assert!(ran
+        .stdout
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .contains(": ok: no gaps"));
 }

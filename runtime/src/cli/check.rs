@@ -1,9 +1,9 @@
 //! `mmqgen check`: every variant through NVRTC for each of its architectures, with the ptxas report and a
 //! SASS summary, failing on what shipped variants may not do.
 
-use super::{find_variant, CliError};
+use super::{CliError, Loaded};
 use crate::codegen::{Arch, VariantDescription};
-use crate::compile::inspect::inspect;
+use crate::compile::inspect::inspect_with;
 use clap::Args;
 use std::process::ExitCode;
 
@@ -34,20 +34,22 @@ fn parse_arch(text: &str) -> Result<Arch, CliError> {
     })
 }
 
-pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
+pub fn run(args: &CheckArgs, loaded: &Loaded) -> Result<ExitCode, CliError> {
     let only_arch = args.arch.as_deref().map(parse_arch).transpose()?;
     let chosen: Vec<&VariantDescription> = if args.variant.is_empty() {
-        all.iter().collect()
+        loaded.all.iter().collect()
     } else {
         args.variant
             .iter()
-            .map(|n| find_variant(all, n))
+            .map(|n| loaded.find(n))
             .collect::<Result<_, _>>()?
     };
     if let Some(dir) = &args.sass_dir {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("could not make the SASS folder {}: {e}", dir.display()))?;
     }
+    // Each compile in a child process: a crash of NVRTC fails that variant, not the check.
+    let compiler = super::compiler()?;
     let mut failures = Vec::new();
     println!(
         "{:<20} {:<6} {:<7} {:>5} {:>7} {:>6} {:>6} | {:<44} {:>6} {:>5} {:>5} {:>6} {:>6} {:>5} {:>5} {:>4}",
@@ -74,7 +76,7 @@ pub fn run(args: &CheckArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
             .iter()
             .filter(|a| only_arch.is_none_or(|o| o == *a))
         {
-            let report = match inspect(desc, arch, !args.no_sass, None) {
+            let report = match inspect_with(desc, arch, !args.no_sass, None, &compiler) {
                 Ok(report) => report,
                 Err(error) => {
                     println!("{:<20} {:<6} FAILED: {error}", desc.name, arch);

@@ -14,10 +14,14 @@ use std::process::ExitCode;
 #[derive(Subcommand)]
 pub enum ConfigCommand {
     /// Report token-count gaps, dead rules, overlaps and numerics-mode mixes of a selection config (default:
-    /// the embedded one); fails on gaps and dead rules.
+    /// the embedded one); fails on gaps and dead rules. The verdict and the problems come first; the rules and
+    /// the informational findings (overlaps, numerics mixes) with --verbose.
     Check {
         /// The config file (TOML, `[[rule]]` tables); the embedded default when left out.
         file: Option<PathBuf>,
+        /// Also list every rule and every informational finding.
+        #[arg(long, short)]
+        verbose: bool,
     },
 }
 
@@ -41,6 +45,9 @@ pub struct ExplainArgs {
     /// The selection config (default: the embedded one).
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Also give every other rule's verdict (why it did not take the shape).
+    #[arg(long)]
+    all: bool,
 }
 
 /// Reads and parses `file`, or the embedded default; the string names the source for messages. Every command
@@ -70,31 +77,55 @@ pub fn run_config(
     all: &[VariantDescription],
 ) -> Result<ExitCode, CliError> {
     match command {
-        ConfigCommand::Check { file } => {
+        ConfigCommand::Check { file, verbose } => {
             let (config, source) = load(file.as_deref(), all)?;
-            println!("{source}: {} rules", config.rules.len());
-            for rule in &config.rules {
-                println!("  {}: {}", rule.label(), rule.summary());
-            }
             let findings = config.check();
-            for finding in &findings {
-                println!("{finding}");
+            let (problems, notes): (Vec<_>, Vec<_>) = findings.iter().partition(|f| f.is_problem());
+            // The answer first: the verdict, then what is wrong; what is only worth knowing comes on request.
+            if problems.is_empty() {
+                println!(
+                    "{source}: {} rules: ok: no gaps over n = 1..={} on {} and no dead rules",
+                    config.rules.len(),
+                    crate::select::CHECK_MAX_TOKENS,
+                    archs()
+                );
+            } else {
+                println!(
+                    "{source}: {} rules: {} problem{}:",
+                    config.rules.len(),
+                    problems.len(),
+                    if problems.len() == 1 { "" } else { "s" }
+                );
+                for finding in &problems {
+                    println!("  {finding}");
+                }
             }
-            let problems = findings.iter().filter(|f| f.is_problem()).count();
-            if problems > 0 {
+            if *verbose {
+                println!("rules:");
+                for rule in &config.rules {
+                    println!("  {}: {}", rule.label(), rule.summary());
+                }
+                for finding in &notes {
+                    println!("{finding}");
+                }
+            } else if !notes.is_empty() {
+                println!(
+                    "and {} informational finding{} (overlaps, numerics mixes): --verbose lists {} and every rule",
+                    notes.len(),
+                    if notes.len() == 1 { "" } else { "s" },
+                    if notes.len() == 1 { "it" } else { "them" }
+                );
+            }
+            if !problems.is_empty() {
                 return Err(format!(
-                    "{source} has {problems} problem{} (gaps over n = 1..={} on {}, dead rules, or K beyond what a variant fits)",
-                    if problems == 1 { "" } else { "s" },
+                    "{source} has {} problem{} (gaps over n = 1..={} on {}, dead rules, or K beyond what a variant fits)",
+                    problems.len(),
+                    if problems.len() == 1 { "" } else { "s" },
                     crate::select::CHECK_MAX_TOKENS,
                     archs()
                 )
                 .into());
             }
-            println!(
-                "ok: no gaps over n = 1..={} on {} and no dead rules",
-                crate::select::CHECK_MAX_TOKENS,
-                archs()
-            );
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -124,8 +155,27 @@ pub fn run_explain(args: &ExplainArgs, all: &[VariantDescription]) -> Result<Exi
     let (config, source) = load(args.config.as_deref(), all)?;
     println!("config: {source}");
     let layout = args.layout.into();
-    print!("{}", config.explain(arch, layout, args.m, args.n, args.k));
-    let chosen = config.select(arch, layout, args.m, args.n, args.k)?;
+    let explanation = config.explain(arch, layout, args.m, args.n, args.k);
+    if args.all {
+        print!("{explanation}");
+    } else {
+        print!("{}", explanation.winner());
+    }
+    let Ok(chosen) = config.select(arch, layout, args.m, args.n, args.k) else {
+        // One sentence, not every rule's summary (a large config's would fill the screen): --all has them.
+        return Err(format!(
+            "no rule of {source} matches {arch} with {layout} weights, m = {}, n = {}, k = {}{}",
+            args.m,
+            args.n,
+            args.k,
+            if args.all {
+                " (each rule's reason is above)"
+            } else {
+                "; --all gives each rule's reason"
+            }
+        )
+        .into());
+    };
     println!("{}", footprint_line(chosen.variant, layout, args.m, args.k));
     println!("{}", accuracy_line(chosen.variant.mode));
     Ok(ExitCode::SUCCESS)

@@ -34,15 +34,118 @@ pub enum GgufCommand {
     Ls { file: PathBuf },
 }
 
-fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>, CliError> {
-    std::fs::File::create(path)
-        .map(std::io::BufWriter::new)
-        .map_err(|e| format!("cannot write {}: {e}", shown_path(path)).into())
+/// A converted file being written: into a temporary file beside the output, renamed over it once whole, so
+/// that a failed or interrupted conversion leaves whatever was at the output untouched. An output that exists
+/// and is not a regular file (`/dev/null`, a fifo) is written straight; a link is followed, so the file it
+/// points to is replaced and the link stays.
+struct Output {
+    /// The output as the user named it, for sentences.
+    named: PathBuf,
+    /// Where the finished file goes.
+    target: PathBuf,
+    /// The temporary file, until it is renamed (removed if the conversion stops before).
+    temp: Option<PathBuf>,
+    file: std::io::BufWriter<std::fs::File>,
 }
 
-fn write_all(out: &mut impl Write, path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    out.write_all(bytes)
-        .map_err(|e| format!("cannot write {}: {e}", shown_path(path)).into())
+impl Output {
+    fn create(path: &Path) -> Result<Output, CliError> {
+        let cannot = |e: std::io::Error| -> CliError {
+            format!("cannot write {}: {e}", shown_path(path)).into()
+        };
+        let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        let target = if is_link {
+            // A dangling link names the file to create: resolve it by hand, as canonicalize cannot.
+            std::fs::canonicalize(path)
+                .or_else(|_| {
+                    std::fs::read_link(path)
+                        .map(|to| path.parent().unwrap_or(Path::new("")).join(to))
+                })
+                .unwrap_or_else(|_| path.to_path_buf())
+        } else {
+            path.to_path_buf()
+        };
+        if std::fs::metadata(&target).is_ok_and(|m| !m.is_file()) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(&target)
+                .map_err(cannot)?;
+            return Ok(Output {
+                named: path.to_path_buf(),
+                target,
+                temp: None,
+                file: std::io::BufWriter::new(file),
+            });
+        }
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let folder = target.parent().unwrap_or(Path::new(""));
+        let temp = folder.join(format!(".mmqgen-{}-{n}.tmp", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+            .map_err(cannot)?;
+        Ok(Output {
+            named: path.to_path_buf(),
+            target,
+            temp: Some(temp),
+            file: std::io::BufWriter::new(file),
+        })
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), CliError> {
+        self.file
+            .write_all(bytes)
+            .map_err(|e| format!("cannot write {}: {e}", shown_path(&self.named)).into())
+    }
+
+    /// Flushes the file and moves it into place.
+    fn finish(mut self) -> Result<(), CliError> {
+        let named = shown_path(&self.named);
+        // A full disk may show only at the flush or the fsync: the file is moved into place only after both.
+        let written = self.file.flush().and_then(|()| match self.temp {
+            Some(_) => self.file.get_ref().sync_all(),
+            None => Ok(()),
+        });
+        written.map_err(|e| format!("cannot write {named}: {e}"))?;
+        if let Some(temp) = self.temp.take() {
+            if let Err(e) = std::fs::rename(&temp, &self.target) {
+                let _ = std::fs::remove_file(&temp);
+                return Err(format!("cannot write {named}: {e}").into());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if let Some(temp) = &self.temp {
+            let _ = std::fs::remove_file(temp);
+        }
+    }
+}
+
+/// Refuses an output that is the input itself, under any name (another spelling, a link, a hard link): the same
+/// device and inode. Checked before anything is written, so the input is never truncated.
+fn refuse_same_file(input: &Path, output: &Path) -> Result<(), CliError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(a), Ok(b)) = (std::fs::metadata(input), std::fs::metadata(output)) {
+            if a.dev() == b.dev() && a.ino() == b.ino() {
+                return Err(format!(
+                    "--output {} is the input {} itself: writing it would destroy the input; name another file",
+                    shown_path(output),
+                    shown_path(input)
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Blocks converted per read: the input is streamed, never held whole.
@@ -65,7 +168,8 @@ pub fn run_q6k(command: Q6kCommand) -> Result<ExitCode, CliError> {
                     },
                 ));
             }
-            let mut out = create(&output)?;
+            refuse_same_file(&input, &output)?;
+            let mut out = Output::create(&output)?;
             let mut buf = vec![0u8; CHUNK_BLOCKS * BLOCK_BYTES];
             let mut read = 0u64;
             loop {
@@ -79,13 +183,12 @@ pub fn run_q6k(command: Q6kCommand) -> Result<ExitCode, CliError> {
                 }
                 let values = dequantize_rows(&buf[..n]).map_err(|e| about(&input, e))?;
                 let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-                write_all(&mut out, &output, &bytes)?;
+                out.write_all(&bytes)?;
             }
             if read != file.len {
                 return Err(file.changed(read).into());
             }
-            out.flush()
-                .map_err(|e| format!("cannot write {}: {e}", shown_path(&output)))?;
+            out.finish()?;
             eprintln!(
                 "{} weights written to {}",
                 read / BLOCK_BYTES as u64 * BLOCK_WEIGHTS as u64,
@@ -111,7 +214,8 @@ pub fn run_q6k(command: Q6kCommand) -> Result<ExitCode, CliError> {
                     },
                 ));
             }
-            let mut out = create(&output)?;
+            refuse_same_file(&input, &output)?;
+            let mut out = Output::create(&output)?;
             let mut buf = vec![0u8; CHUNK_BLOCKS * 4 * BLOCK_WEIGHTS];
             let mut read = 0u64;
             let mut blocks = 0usize;
@@ -149,13 +253,12 @@ pub fn run_q6k(command: Q6kCommand) -> Result<ExitCode, CliError> {
                     )
                 })?;
                 blocks += n / (4 * BLOCK_WEIGHTS);
-                write_all(&mut out, &output, &bytes)?;
+                out.write_all(&bytes)?;
             }
             if read != file.len {
                 return Err(file.changed(read).into());
             }
-            out.flush()
-                .map_err(|e| format!("cannot write {}: {e}", shown_path(&output)))?;
+            out.finish()?;
             eprintln!("{blocks} blocks written to {}", shown_path(&output));
         }
     }

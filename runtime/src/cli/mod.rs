@@ -14,6 +14,7 @@ mod tune;
 use crate::codegen::{canonical_name, spec_file, VariantDescription};
 use crate::formats::input::{read_text_capped, shown, shown_path, VARIANT_FILE};
 use clap::{Parser, Subcommand};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -61,7 +62,7 @@ enum Command {
     /// Selection config tools (`mmqgen.toml`).
     #[command(subcommand)]
     Config(config::ConfigCommand),
-    /// Which variant a shape gets, from which rule, and why every other rule did not take it.
+    /// Which variant a shape gets and from which rule (with --all, why every other rule did not take it).
     Explain(config::ExplainArgs),
     /// Time variants against each other and against cuBLAS bf16/f16 (CUDA events, rotated inputs, parity
     /// first), with the llama.cpp anchors quoted; ends with a markdown table.
@@ -95,23 +96,34 @@ pub type CliError = Box<dyn std::error::Error>;
 /// The `mmqgen` binary over a crate's own variants (DECISIONS.md 8): `fn main() -> ExitCode {
 /// mmqgen::cli::main_with(&my_variants()) }`.
 pub fn main_with(catalogue: &[VariantDescription]) -> ExitCode {
-    quiet_on_closed_stdout();
+    // A child this binary started to compile one program out of process (compile/isolated.rs).
+    if let Some(code) = crate::compile::isolated::serve_if_asked() {
+        return code;
+    }
+    sentence_on_write_errors();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    match run(cli, catalogue) {
+    let code = match run(cli, catalogue) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("mmqgen: {}", one_line(&error.to_string()));
             ExitCode::FAILURE
         }
+    };
+    // What is still buffered must reach stdout too, or the command says why it did not.
+    if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
+        return write_failed("standard output", &e.to_string());
     }
+    code
 }
 
-/// `mmqgen list | head` closes stdout early, and `println!` panics on the broken pipe: end quietly instead, with
-/// the status a shell gives a program that SIGPIPE stopped (128 + 13). Every other panic keeps its report.
-fn quiet_on_closed_stdout() {
+/// `println!` panics when stdout (or `eprintln!` when stderr) cannot be written. A closed pipe (`mmqgen list |
+/// head`) ends quietly, with the status a shell gives a program that SIGPIPE stopped (128 + 13); any other
+/// error (a full disk, `> /dev/full`) is one sentence on stderr and exit status 1. Every other panic keeps its
+/// report.
+fn sentence_on_write_errors() {
     let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let payload = info.payload();
@@ -120,11 +132,42 @@ fn quiet_on_closed_stdout() {
             .map(String::as_str)
             .or_else(|| payload.downcast_ref::<&str>().copied())
             .unwrap_or("");
-        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
-            std::process::exit(141);
+        for (stream, name) in [("stdout", "standard output"), ("stderr", "standard error")] {
+            if let Some(why) = message.strip_prefix(&format!("failed printing to {stream}: ")) {
+                write_failed(name, why);
+                std::process::exit(if why.contains("Broken pipe") { 141 } else { 1 });
+            }
         }
         report(info);
     }));
+}
+
+/// Says that `stream` could not be written (unless it was a closed pipe, which ends quietly) and gives the
+/// exit status: 141 for a closed pipe, else 1.
+fn write_failed(stream: &str, why: &str) -> ExitCode {
+    if why.contains("Broken pipe") {
+        return ExitCode::from(141);
+    }
+    // Best effort: stderr itself may be the stream that is full.
+    let _ = writeln!(
+        std::io::stderr(),
+        "mmqgen: cannot write to {stream}: {}",
+        one_line(why)
+    );
+    ExitCode::FAILURE
+}
+
+/// One warning line on stderr: the command goes on.
+pub(crate) fn warn(message: &str) {
+    eprintln!("mmqgen: warning: {}", one_line(message));
+}
+
+/// How the CLI compiles: each program in a child process of this binary, so that a crash of NVRTC fails that
+/// program with a sentence and the command goes on (compile/isolated.rs).
+pub(crate) fn compiler() -> Result<crate::compile::isolated::Compiler, CliError> {
+    Ok(crate::compile::isolated::Compiler::Child(
+        crate::compile::isolated::ChildCompiler::current_exe()?,
+    ))
 }
 
 /// The most characters of an argument parser's message shown (it quotes the arguments).
@@ -193,14 +236,19 @@ fn one_line(message: &str) -> String {
 }
 
 /// A sweep of a `--variants` file, as the CLI holds it: its expansion, and the name each point answers to in the
-/// variant list (a point that renders like a variant already known is that variant, never a second copy).
+/// variant list (a point that renders like a variant already known, declared for the same architectures, is that
+/// variant, never a second copy).
 #[derive(Clone, Debug)]
 pub struct LoadedSweep {
     pub expansion: crate::codegen::Expansion,
     /// Per valid point: the name of the variant it is in the list (its own name, or the earlier variant's).
     pub candidates: Vec<String>,
-    /// `(point, variant)`: valid points that render like a variant known before them (catalogue or file).
+    /// `(point, variant)`: valid points that render like a variant known before them (catalogue or file), which
+    /// stands for them.
     pub already_known: Vec<(String, String)>,
+    /// `(point, sentence)`: valid points that render like a variant known before them but are declared for
+    /// other architectures (or another `allow_spills`), so that variant cannot stand for them: refused.
+    pub conflicts: Vec<(String, String)>,
 }
 
 /// The variants the CLI knows (the catalogue first) and the sweeps the files declared.
@@ -212,6 +260,78 @@ pub struct Loaded {
     pub sweeps: Vec<LoadedSweep>,
 }
 
+impl Loaded {
+    /// A variant by declared or canonical name ([`find_variant`]), or a sweep point by its name: a point another
+    /// variant stands for is that variant; a point that was not kept says why in one sentence.
+    pub fn find(&self, name: &str) -> Result<&VariantDescription, CliError> {
+        if let Some(v) = crate::catalogue::find(&self.all, name) {
+            return Ok(v);
+        }
+        for sweep in &self.sweeps {
+            let e = &sweep.expansion;
+            let stands_for = sweep
+                .already_known
+                .iter()
+                .find(|(point, _)| point == name)
+                .map(|(_, known)| known)
+                .or_else(|| {
+                    e.duplicates
+                        .iter()
+                        .find(|d| d.name == name)
+                        .map(|d| &d.same_as)
+                });
+            if let Some(v) = stands_for.and_then(|other| self.find(other).ok()) {
+                return Ok(v);
+            }
+            let why = e
+                .refused
+                .iter()
+                .find(|r| r.name == name)
+                .map(|r| &r.sentence)
+                .or_else(|| {
+                    sweep
+                        .conflicts
+                        .iter()
+                        .find(|(point, _)| point == name)
+                        .map(|(_, sentence)| sentence)
+                });
+            if let Some(why) = why {
+                return Err(format!(
+                    "'{}' is a point of sweep {} that was refused, so there is no variant of that name: {why}",
+                    shown(name),
+                    e.name
+                )
+                .into());
+            }
+        }
+        find_variant(&self.all, name)
+    }
+
+    /// [`Loaded::find`] for each name, in order, each variant once.
+    pub(crate) fn named<'a>(
+        &self,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Vec<VariantDescription>, CliError> {
+        let mut chosen = Vec::new();
+        for name in names {
+            add_once(&mut chosen, self.find(name)?);
+        }
+        Ok(chosen)
+    }
+}
+
+/// Whether two paths name one file (the same device and inode), however they are spelled.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(a), Ok(b)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return a.dev() == b.dev() && a.ino() == b.ino();
+        }
+    }
+    a == b
+}
+
 fn variants(files: &[PathBuf], catalogue: &[VariantDescription]) -> Result<Loaded, CliError> {
     let mut all = catalogue.to_vec();
     let mut names = crate::select::VariantNames::new(catalogue);
@@ -220,19 +340,27 @@ fn variants(files: &[PathBuf], catalogue: &[VariantDescription]) -> Result<Loade
         .rev()
         .map(|v| (canonical_name(v), v.name.to_string()))
         .collect();
-    let mut sweeps = Vec::new();
+    let mut sweeps: Vec<LoadedSweep> = Vec::new();
+    // Every sweep of every file takes its points from one budget, and has a name no other sweep has.
+    let mut points_left = crate::codegen::sweep::MAX_TOTAL_SWEEP_POINTS;
+    let mut sweep_files: Vec<(String, usize)> = Vec::new();
     for (i, path) in files.iter().enumerate() {
-        if let Some(first) = files[..i].iter().position(|p| p == path) {
+        if let Some(first) = files[..i].iter().position(|p| same_file(p, path)) {
             return Err(format!(
-                "--variants {} is given twice (arguments {} and {}); give each variant file once",
+                "--variants {} is given twice (arguments {} and {}{}); give each variant file once",
                 shown_path(path),
                 first + 1,
-                i + 1
+                i + 1,
+                if files[first] == *path {
+                    String::new()
+                } else {
+                    format!(", the first as {}", shown_path(&files[first]))
+                }
             )
             .into());
         }
         let text = read_text_capped(path, VARIANT_FILE)?;
-        let spec = spec_file::spec_from_toml_str(&text)
+        let spec = spec_file::spec_from_toml_str_within(&text, points_left)
             .map_err(|e| format!("{}: {e}", shown_path(path)))?;
         for v in spec.variants {
             names
@@ -244,12 +372,33 @@ fn variants(files: &[PathBuf], catalogue: &[VariantDescription]) -> Result<Loade
             all.push(v);
         }
         for expansion in spec.sweeps {
+            if let Some((_, file)) = sweep_files.iter().find(|(n, _)| *n == expansion.name) {
+                return Err(format!(
+                    "{}: sweep {} has the name of a sweep of {}; give each sweep its own name (it is the prefix \
+                     of its points' names and what --sweep takes)",
+                    shown_path(path),
+                    expansion.name,
+                    shown_path(&files[*file])
+                )
+                .into());
+            }
+            sweep_files.push((expansion.name.clone(), i));
+            points_left -= expansion.total;
             let mut candidates = Vec::new();
             let mut already_known = Vec::new();
+            let mut conflicts = Vec::new();
             for point in &expansion.points {
                 if let Some(known) = by_canonical.get(&point.canonical) {
-                    already_known.push((point.desc.name.to_string(), known.clone()));
-                    candidates.push(known.clone());
+                    let known_desc = crate::catalogue::find(&all, known).expect("a known variant");
+                    match crate::codegen::sweep::declared_differently(&point.desc, known_desc) {
+                        None => {
+                            already_known.push((point.desc.name.to_string(), known.clone()));
+                            candidates.push(known.clone());
+                        }
+                        Some(sentence) => {
+                            conflicts.push((point.desc.name.to_string(), sentence));
+                        }
+                    }
                     continue;
                 }
                 names
@@ -263,6 +412,7 @@ fn variants(files: &[PathBuf], catalogue: &[VariantDescription]) -> Result<Loade
                 expansion,
                 candidates,
                 already_known,
+                conflicts,
             });
         }
     }
@@ -278,6 +428,12 @@ fn variants(files: &[PathBuf], catalogue: &[VariantDescription]) -> Result<Loade
 pub fn sweep_listing(sweep: &LoadedSweep) -> String {
     let e = &sweep.expansion;
     let mut s = format!("\n{}\n", e.summary());
+    if !sweep.conflicts.is_empty() {
+        s += &format!(
+            "  and {} point(s) refused because they render like a known variant declared otherwise\n",
+            sweep.conflicts.len()
+        );
+    }
     for (point, known) in &sweep.already_known {
         s += &format!(
             "  known:     {point} renders like the known variant {known}, which stands for it\n"
@@ -288,6 +444,9 @@ pub fn sweep_listing(sweep: &LoadedSweep) -> String {
     }
     for r in &e.refused {
         s += &format!("  refused:   {}: {}\n", r.name, r.sentence);
+    }
+    for (point, sentence) in &sweep.conflicts {
+        s += &format!("  refused:   {point}: {sentence}\n");
     }
     s
 }
@@ -399,7 +558,7 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
             Ok(ExitCode::SUCCESS)
         }
         Command::Emit { name, output } => {
-            let variant = find_variant(&all, &name)?;
+            let variant = loaded.find(&name)?;
             let rendered = crate::codegen::render::render(variant)?;
             match output {
                 Some(path) => std::fs::write(&path, rendered.source)
@@ -408,7 +567,7 @@ fn run(cli: Cli, catalogue: &[VariantDescription]) -> Result<ExitCode, CliError>
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Check(args) => check::run(&args, &all),
+        Command::Check(args) => check::run(&args, &loaded),
         Command::Q6k(command) => formats::run_q6k(command),
         Command::Gguf(command) => formats::run_gguf(command),
         Command::Config(command) => config::run_config(&command, &all),

@@ -10,6 +10,7 @@ use super::parity::{ChildCommand, ParityArgs};
 use super::CliError;
 use crate::codegen::{canonical_name, Arch, NumericsMode, VariantDescription};
 use crate::compile::cache::CacheOutcome;
+use crate::formats::input::shown_path;
 use crate::gpu::weights::Layout;
 use crate::select::Config;
 use clap::Args;
@@ -85,17 +86,36 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
     println!("\n== 1. Compile the selected variants with NVRTC");
     if crate::compile::nvrtc_available() {
         let version = crate::compile::nvrtc_version()?;
-        // Through the on-disk cubin cache: a second run finds every cubin there and skips NVRTC.
-        let cache = crate::compile::cache::CubinCache::from_env()?;
-        println!(
-            "NVRTC {}.{}, cubin cache {}",
-            version.0,
-            version.1,
-            cache.dir().display()
-        );
+        // Each compile in a child process: a crash of NVRTC fails that variant, not the run.
+        let compiler = super::compiler()?;
+        // Through the on-disk cubin cache: a second run finds every cubin there and skips NVRTC. Without a
+        // usable cache folder the cubins are compiled all the same, with one warning.
+        let cache = match crate::compile::cache::CubinCache::from_env() {
+            Ok(cache) => {
+                println!(
+                    "NVRTC {}.{}, cubin cache {}",
+                    version.0,
+                    version.1,
+                    shown_path(cache.dir())
+                );
+                Some(cache)
+            }
+            Err(e) => {
+                super::warn(&format!("{e}; compiling without a cubin cache"));
+                println!("NVRTC {}.{}, no cubin cache", version.0, version.1);
+                None
+            }
+        };
+        let mut warned = false;
         for arch in Arch::ALL {
             for variant in selected(&config, arch) {
-                match crate::compile::inspect::inspect(&variant, arch, false, Some(&cache)) {
+                match crate::compile::inspect::inspect_with(
+                    &variant,
+                    arch,
+                    false,
+                    cache.as_ref(),
+                    &compiler,
+                ) {
                     Ok(report) => {
                         let worst = report
                             .entries
@@ -108,6 +128,16 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
                             Some(CacheOutcome::Miss) => "cache miss, compiled".to_string(),
                             Some(CacheOutcome::Rebuilt { reason }) => {
                                 format!("cache entry rebuilt ({reason})")
+                            }
+                            Some(CacheOutcome::NotStored { reason }) => {
+                                if !warned {
+                                    warned = true;
+                                    super::warn(&format!(
+                                        "the cubin cache cannot keep what is compiled, so every run compiles \
+                                         again: {reason}"
+                                    ));
+                                }
+                                "compiled, not cached".to_string()
                             }
                             None => "no cache".to_string(),
                         };

@@ -5,10 +5,11 @@
 //! Every candidate is first compiled with NVRTC on all the CPU cores, and those that spill or do not fit in
 //! shared memory are dropped before any GPU time ([`crate::measure::tune::compile_all`]); on a GPU, each survivor is then
 //! proven bit-exact on a ragged shape in a fresh process (`--parity-shape`, DECISIONS.md 11) before the bench
-//! times the rest. Besides the config, tune writes a ranked table of every candidate as JSON lines and markdown
-//! (`--ranking`). A `--variants` file with `[[sweep]]` tables tunes its sweeps' points (or `--sweep NAME`);
-//! `--compile-only` runs the CPU half alone, without a GPU. With `--shape` given for several (m, K), the config
-//! holds rules per (m, K) and, last, rules for any shape from the best geometric mean over the (m, K).
+//! times the rest. Besides the config, tune writes a ranked table of every candidate as JSON lines and markdown once
+//! some candidate was timed (or wherever `--ranking` says). A `--variants` file with `[[sweep]]` tables tunes its
+//! sweeps' points (or `--sweep NAME`); `--compile-only` runs the CPU half alone, without a GPU. With `--shape` given
+//! for several (m, K), the config holds rules per (m, K) and, last, rules for any shape from the best geometric mean
+//! over the (m, K).
 //!
 //! This module holds the arguments and the GPU part, [`run`]; what comes after the measurements is pure and lives
 //! in [`crate::measure::tune::rules`] (winners, merged rules, the config's text, parsed back and checked).
@@ -21,11 +22,12 @@ use clap::Args;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{CliError, Loaded, LoadedSweep};
+use super::{CliError, Loaded};
 use crate::check::Shape;
 use crate::check::{ParityCase, Status};
 use crate::codegen::{Arch, VariantDescription};
 use crate::compile::cache::CubinCache;
+use crate::compile::isolated::Compiler;
 use crate::formats::input::shown;
 use crate::gpu::device::Gpu;
 use crate::gpu::weights::Layout;
@@ -115,8 +117,9 @@ pub struct TuneArgs {
     #[arg(long, value_name = "N", value_parser = parse_positive)]
     pub jobs: Option<usize>,
 
-    /// Where the ranked table goes: PREFIX.jsonl and PREFIX.md (default: the --output path without its
-    /// extension, plus `.ranking`).
+    /// Where the ranked table goes: PREFIX.jsonl and PREFIX.md. Without it, the table is written beside --output
+    /// (its path without the extension, plus `.ranking`) once some candidate was timed, and not at all by
+    /// --compile-only.
     #[arg(long, value_name = "PREFIX")]
     pub ranking: Option<PathBuf>,
 }
@@ -127,11 +130,8 @@ fn parse_shape(s: &str) -> Result<Shape, String> {
 
 /// The candidates: the named variants (`--variant`), the named sweeps' points (`--sweep`), every sweep's points
 /// when the files declare sweeps and neither is given, else every variant except the dp4a engine's. Each once.
-fn candidates(
-    args: &TuneArgs,
-    all: &[VariantDescription],
-    sweeps: &[LoadedSweep],
-) -> Result<Vec<VariantDescription>, CliError> {
+fn candidates(args: &TuneArgs, loaded: &Loaded) -> Result<Vec<VariantDescription>, CliError> {
+    let (all, sweeps) = (&loaded.all, &loaded.sweeps);
     let mut names: Vec<&str> = args.variant.iter().map(String::as_str).collect();
     for wanted in &args.sweep {
         let sweep = sweeps
@@ -162,9 +162,19 @@ fn candidates(
         if !args.sweep.is_empty() {
             return Err("the named sweeps have no valid point, so there is nothing to tune".into());
         }
+        // The files declare sweeps and every point was refused: tuning the catalogue instead would answer
+        // another question than the one asked.
+        if !sweeps.is_empty() {
+            let refused: usize = sweeps.iter().map(|s| s.expansion.refused.len()).sum();
+            return Err(format!(
+                "the --variants files' sweeps have no valid point ({refused} refused), so there \
+                 is nothing to tune: `mmqgen list` shows each refusal's sentence"
+            )
+            .into());
+        }
         return Ok(default_variants(all));
     }
-    super::variants_named(all, names)
+    loaded.named(names)
 }
 
 /// The measured shapes: `--shape` as given (each once, in order), else `(m, n, k)` for each distinct n of
@@ -215,6 +225,35 @@ fn ranking_prefix(args: &TuneArgs) -> PathBuf {
     args.ranking
         .clone()
         .unwrap_or_else(|| args.output.with_extension("ranking"))
+}
+
+/// Writes the ranking when it holds a timing or `--ranking` asks for it (a table of dashes, unasked, would only
+/// litter the folder); returns the paths written.
+fn ranking_if_wanted(
+    args: &TuneArgs,
+    rows: &[RankRow],
+    shapes: &[Shape],
+    title: &str,
+) -> Result<Option<(PathBuf, PathBuf)>, CliError> {
+    if args.ranking.is_none() && !rows.iter().any(|r| r.stage == Stage::Timed) {
+        return Ok(None);
+    }
+    write_ranking(&ranking_prefix(args), rows, shapes, title).map(Some)
+}
+
+/// Refuses up front when NVRTC cannot compile: every candidate would be dropped with the same sentence.
+fn require_nvrtc() -> Result<(), CliError> {
+    let usable = crate::compile::nvrtc_version().and_then(|found| {
+        if found.0 == crate::compile::REQUIRED_NVRTC_MAJOR {
+            Ok(())
+        } else {
+            Err(crate::compile::CompileError::WrongNvrtcVersion { found })
+        }
+    });
+    usable.map_err(|e| {
+        format!("tune compiles every candidate with NVRTC first, and it cannot be used here: {e}")
+            .into()
+    })
 }
 
 fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
@@ -271,6 +310,7 @@ fn compile_stage(
     descs: &[VariantDescription],
     arch: Arch,
     cache_dir: &Path,
+    compiler: &Compiler,
 ) -> Vec<Compiled> {
     let jobs = args.jobs.unwrap_or_else(tune::default_jobs);
     let t = Instant::now();
@@ -279,7 +319,7 @@ fn compile_stage(
         descs.len()
     );
     let cache = CubinCache::new(cache_dir.to_path_buf());
-    let compiled = tune::compile_all(descs, arch, Some(&cache), jobs, &|line: &str| {
+    let compiled = tune::compile_all(descs, arch, Some(&cache), compiler, jobs, &|line: &str| {
         eprintln!("tune: {line}")
     });
     let kept = compiled.iter().filter(|c| c.result.is_ok()).count();
@@ -293,12 +333,10 @@ fn compile_stage(
 
 pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCode, CliError> {
     let all = &loaded.all;
-    let descs = candidates(args, all, &loaded.sweeps)?;
+    let descs = candidates(args, loaded)?;
     let shapes = shapes(args)?;
-    check_output(&args.output)?;
-    let prefix = ranking_prefix(args);
-    check_output(&prefix)?;
-    let (cache_dir, _scratch) = cubin_dir(args)?;
+    // Each compile in a child process: a crash of NVRTC drops that candidate, not the run.
+    let compiler = super::compiler()?;
     if args.compile_only {
         let arch = arch_from_str(&args.arch).ok_or_else(|| {
             format!(
@@ -307,32 +345,45 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
                 crate::codegen::arch::supported_list()
             )
         })?;
-        let compiled = compile_stage(args, &descs, arch, &cache_dir);
+        // --compile-only writes nothing to --output: only an asked-for ranking needs its folder.
+        if args.ranking.is_some() {
+            check_output(&ranking_prefix(args))?;
+        }
+        require_nvrtc()?;
+        let (cache_dir, _scratch) = cubin_dir(args)?;
+        let compiled = compile_stage(args, &descs, arch, &cache_dir, &compiler);
         let rows = tune::rank(&compiled, &[], &shapes);
         let title = format!(
             "mmqgen tune --compile-only: {} candidate(s) for {arch}",
             descs.len()
         );
-        let (jsonl, md) = write_ranking(&prefix, &rows, &shapes, &title)?;
-        for r in rows.iter().filter(|r| r.stage == Stage::Compile) {
-            println!(
-                "dropped {}: {}",
-                r.name,
-                one_line(r.reason.as_deref().unwrap_or(""))
-            );
-        }
+        let written = ranking_if_wanted(args, &rows, &shapes, &title)?;
+        // Each drop was said once, with its reason, as it happened (above, on stderr).
         let kept = rows.iter().filter(|r| r.stage == Stage::Compiled).count();
+        let dropped = rows.len() - kept;
         println!(
-            "{kept} of {} candidate(s) compiled cleanly for {arch}; wrote {} and {}",
+            "{kept} of {} candidate(s) compiled cleanly for {arch}, {dropped} dropped{}{}",
             rows.len(),
-            jsonl.display(),
-            md.display()
+            if dropped > 0 {
+                " (each with its reason above)"
+            } else {
+                ""
+            },
+            written.map_or(String::new(), |(jsonl, md)| format!(
+                "; wrote {} and {}",
+                jsonl.display(),
+                md.display()
+            ))
         );
         return Ok(ExitCode::SUCCESS);
     }
+    check_output(&args.output)?;
+    check_output(&ranking_prefix(args))?;
     let gpu = Gpu::open(args.gpu).map_err(|e| {
         format!("tune needs a GPU to prove and time the candidates, and none can be used here (--compile-only runs the CPU half alone): {e}")
     })?;
+    require_nvrtc()?;
+    let (cache_dir, _scratch) = cubin_dir(args)?;
     let info = gpu.info().clone();
     let arch = arch_from_str(&info.arch).ok_or_else(|| {
         format!(
@@ -342,7 +393,7 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
         )
     })?;
     let started = Instant::now();
-    let compiled = compile_stage(args, &descs, arch, &cache_dir);
+    let compiled = compile_stage(args, &descs, arch, &cache_dir, &compiler);
 
     // Parity on the ragged shape, each candidate in a fresh process (several at a time), before any timing.
     let mut prefix_args: Vec<std::ffi::OsString> = Vec::new();
@@ -425,7 +476,7 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
             &gpu_outcomes(&survivors, &proofs, &[], &shapes),
             &shapes,
         );
-        write_ranking(&prefix, &rows, &shapes, "mmqgen tune")?;
+        ranking_if_wanted(args, &rows, &shapes, "mmqgen tune")?;
         return Err(
             "no candidate compiled cleanly and passed parity, so there is nothing to time".into(),
         );
@@ -459,7 +510,7 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
         prov.commit,
         prov.date
     );
-    let (jsonl, md) = write_ranking(&prefix, &rows, &shapes, &title)?;
+    let written = ranking_if_wanted(args, &rows, &shapes, &title)?;
     let catalogue = &all[..loaded.catalogue_len];
     let tuned = tuned_config(&prov, &measured, catalogue, all)?;
     std::fs::write(&args.output, &tuned.text)
@@ -495,10 +546,13 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
         println!("{}: {}", rule.label(), rule.summary());
     }
     println!(
-        "wrote {}, {} and {} in {:.0} s",
+        "wrote {}{} in {:.0} s",
         args.output.display(),
-        jsonl.display(),
-        md.display(),
+        written.map_or(String::new(), |(jsonl, md)| format!(
+            ", {} and {}",
+            jsonl.display(),
+            md.display()
+        )),
         started.elapsed().as_secs_f64()
     );
     Ok(if incomplete {
@@ -599,17 +653,22 @@ mod tests {
         assert!(parse(&["--repeats", "0"]).is_err());
 
         let all = crate::catalogue::all();
+        let loaded = Loaded {
+            all: all.clone(),
+            catalogue_len: all.len(),
+            sweeps: vec![],
+        };
         assert_eq!(
-            candidates(&parse(&[]).unwrap(), &all, &[]).unwrap(),
+            candidates(&parse(&[]).unwrap(), &loaded).unwrap(),
             default_variants(&all)
         );
         let a = parse(&["--variant", "r41", "--variant", "r41", "--variant", "r56"]).unwrap();
-        let v = candidates(&a, &all, &[]).unwrap();
+        let v = candidates(&a, &loaded).unwrap();
         assert_eq!(
             v.iter().map(|v| v.name.as_ref()).collect::<Vec<&str>>(),
             ["r41", "r56"]
         );
         let a = parse(&["--variant", "nope"]).unwrap();
-        assert!(candidates(&a, &all, &[]).is_err());
+        assert!(candidates(&a, &loaded).is_err());
     }
 }

@@ -11,6 +11,11 @@
 //! - Writes go to a unique temporary file in the cache folder, are fsynced, then renamed over the entry: a
 //!   reader, or a second process filling the same entry, sees the old entry or the new one, never half of one.
 //!   Two processes that miss together both compile; the last rename wins and both entries are whole.
+//! - An entry is read only when it is a regular file no larger than [`MAX_ENTRY_BYTES`] (checked before it is
+//!   opened, and again on the open file): anything else in its place (a fifo, which would block the read; a
+//!   link to `/dev/zero` or a sparse file of gigabytes, which would be read into memory) is corrupt, and rebuilt.
+//! - A cache that cannot be written (the folder is a file, a link loop, read-only) costs the compile only: the
+//!   cubin is returned with [`CacheOutcome::NotStored`] saying why, and callers warn once.
 //! - Hits, misses and rebuilds are printed to stderr when `MMQGEN_LOG` lists `cache` (e.g. `MMQGEN_LOG=cache`);
 //!   callers that want their own logging read the returned [`CacheOutcome`].
 //!
@@ -18,15 +23,14 @@
 //! length (u64 LE), payload sha256 (32 bytes), then the payload: cubin length (u64 LE), the cubin, and the NVRTC
 //! log (UTF-8), kept so that a hit gives back the same ptxas report as the compile did.
 
+use crate::compile::isolated::Compiler;
 use crate::compile::nvrtc::{compile_options, parse_arch};
-use crate::compile::{
-    compile_cubin, nvrtc_version, parse_ptxas_report, CompileError, CompiledCubin,
-};
+use crate::compile::{nvrtc_version, parse_ptxas_report, CompileError, CompiledCubin};
 use sha2::{Digest, Sha256};
 use std::ffi::OsString;
 use std::fmt;
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -37,6 +41,10 @@ const MAGIC: &[u8; 8] = b"MMQGCUBN";
 /// magic + version + key hex + payload length + payload sha256.
 const HEADER_LEN: usize = 8 + 4 + 64 + 8 + 32;
 
+/// The largest entry read: the largest kernel's cubin is under 1 MB and its log a few KB, so anything larger
+/// is not an entry this cache wrote.
+pub const MAX_ENTRY_BYTES: u64 = 64 << 20;
+
 /// What [`CubinCache::get_or_compile`] did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CacheOutcome {
@@ -46,6 +54,9 @@ pub enum CacheOutcome {
     Miss,
     /// An entry was there but was not trusted (`reason` says why); NVRTC ran and the entry was overwritten.
     Rebuilt { reason: String },
+    /// NVRTC ran, but the cache could not keep the cubin (`reason`: the folder cannot be made, read or
+    /// written); the cubin is good, only the next run compiles it again.
+    NotStored { reason: String },
 }
 
 impl fmt::Display for CacheOutcome {
@@ -54,6 +65,7 @@ impl fmt::Display for CacheOutcome {
             CacheOutcome::Hit => f.write_str("hit"),
             CacheOutcome::Miss => f.write_str("miss"),
             CacheOutcome::Rebuilt { reason } => write!(f, "rebuilt ({reason})"),
+            CacheOutcome::NotStored { reason } => write!(f, "not stored ({reason})"),
         }
     }
 }
@@ -201,14 +213,27 @@ impl CubinCache {
         self.dir.join(format!("{}.entry", key.hex()))
     }
 
-    /// [`compile_cubin`] through the cache: a valid entry is returned without running NVRTC; otherwise NVRTC
-    /// runs and the entry is (re)written. Compile failures are not cached.
+    /// [`crate::compile::compile_cubin`] through the cache: a valid entry is returned without running NVRTC;
+    /// otherwise NVRTC runs and the entry is (re)written. Compile failures are not cached.
     pub fn get_or_compile(
         &self,
         source: &str,
         program_name: &str,
         arch: &str,
         line_info: bool,
+    ) -> Result<(CompiledCubin, CacheOutcome), CacheError> {
+        self.get_or_compile_by(source, program_name, arch, line_info, &Compiler::InProcess)
+    }
+
+    /// [`CubinCache::get_or_compile`] with `compiler` running NVRTC on a miss (in a child process, so that a
+    /// crash of NVRTC is an error: [`Compiler::Child`]).
+    pub fn get_or_compile_by(
+        &self,
+        source: &str,
+        program_name: &str,
+        arch: &str,
+        line_info: bool,
+        compiler: &Compiler,
     ) -> Result<(CompiledCubin, CacheOutcome), CacheError> {
         parse_arch(arch)?;
         let version = nvrtc_version()?;
@@ -218,7 +243,7 @@ impl CubinCache {
             arch,
             line_info,
             version,
-            compile_cubin,
+            |source, program, arch, line_info| compiler.compile(source, program, arch, line_info),
         )
     }
 
@@ -242,8 +267,9 @@ impl CubinCache {
         let path = self.entry_path(&key);
         let log = logging_enabled();
 
-        let rebuild_reason = match fs::read(&path) {
-            Ok(bytes) => match decode_entry(&bytes, &key) {
+        let rebuild_reason = match read_entry(&path) {
+            Ok(None) => None,
+            Ok(Some(bytes)) => match decode_entry(&bytes, &key) {
                 Ok((cubin, nvrtc_log)) => {
                     if log {
                         eprintln!(
@@ -264,15 +290,19 @@ impl CubinCache {
                 }
                 Err(reason) => Some(reason),
             },
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => Some(format!("the entry could not be read: {e}")),
+            Err(reason) => Some(reason),
         };
 
         let compiled = compile(source, program_name, arch, line_info)?;
-        self.write_entry(&key, &path, &compiled.cubin, &compiled.log)?;
-        let outcome = match rebuild_reason {
-            None => CacheOutcome::Miss,
-            Some(reason) => CacheOutcome::Rebuilt { reason },
+        let outcome = match (
+            self.write_entry(&key, &path, &compiled.cubin, &compiled.log),
+            rebuild_reason,
+        ) {
+            (Err(e), _) => CacheOutcome::NotStored {
+                reason: e.to_string(),
+            },
+            (Ok(()), None) => CacheOutcome::Miss,
+            (Ok(()), Some(reason)) => CacheOutcome::Rebuilt { reason },
         };
         if log {
             eprintln!(
@@ -321,6 +351,50 @@ impl CubinCache {
         }
         Ok(())
     }
+}
+
+/// The bytes of the entry at `path`: `Ok(None)` when there is none, `Err(why it is corrupt)` when something
+/// else than a regular file of at most [`MAX_ENTRY_BYTES`] is there or it cannot be read. The kind and size are
+/// checked before the file is opened (opening a fifo blocks) and again on the open file.
+fn read_entry(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    let unreadable = |e: io::Error| format!("the entry could not be read: {e}");
+    let usable = |meta: &fs::Metadata| {
+        if !meta.is_file() {
+            return Err(format!(
+                "the entry is {}, not a regular file",
+                if meta.is_dir() {
+                    "a folder"
+                } else if meta.file_type().is_symlink() {
+                    "a link"
+                } else {
+                    "a device, fifo or socket"
+                }
+            ));
+        }
+        if meta.len() > MAX_ENTRY_BYTES {
+            return Err(format!(
+                "the entry is {} bytes, more than the {MAX_ENTRY_BYTES} an entry may have",
+                meta.len()
+            ));
+        }
+        Ok(meta.len())
+    };
+    match fs::metadata(path) {
+        Ok(meta) => usable(&meta)?,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unreadable(e)),
+    };
+    let file = match fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unreadable(e)),
+    };
+    let len = usable(&file.metadata().map_err(unreadable)?)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(MAX_ENTRY_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    Ok(Some(bytes))
 }
 
 /// A name no other writer, thread or process, uses at the same time: pid, a per-process counter and the

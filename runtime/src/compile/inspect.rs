@@ -2,10 +2,12 @@
 //! cuobjdump is installed, a SASS summary. `mmqgen check` prints it; tests assert on it (the engine's
 //! instruction is there, widths are real, shipped variants do not spill, shared memory matches the layout).
 
-use crate::codegen::render::{RenderError, RenderedVariant};
+use crate::codegen::render::{render, RenderError, RenderedVariant};
 use crate::codegen::{Arch, VariantDescription};
 use crate::compile::cache::{CacheError, CacheOutcome, CubinCache};
+use crate::compile::isolated::Compiler;
 use crate::compile::variant::{compile_variant, CompiledVariant, VariantCompileError};
+use crate::compile::CompiledCubin;
 use crate::compile::{parse_sass, sass_dump, CompileError, KernelResources, SassSummary};
 
 /// The layouts of [`VariantReport::entries`], in order.
@@ -107,7 +109,49 @@ pub fn inspect(
         VariantCompileError::Compile { source, .. } => InspectError::Compile(*source),
         VariantCompileError::Cache(e) => InspectError::Cache(*e),
     })?;
+    report(desc, arch, with_sass, rendered, compiled, outcome)
+}
 
+/// [`inspect`] with `compiler` running NVRTC: the CLI compiles in a child process ([`Compiler::Child`]), so
+/// that a crash of NVRTC is one failed variant and not the end of the command.
+pub fn inspect_with(
+    desc: &VariantDescription,
+    arch: Arch,
+    with_sass: bool,
+    cache: Option<&CubinCache>,
+    compiler: &Compiler,
+) -> Result<VariantReport, InspectError> {
+    if matches!(compiler, Compiler::InProcess) {
+        return inspect(desc, arch, with_sass, cache);
+    }
+    // The steps of compile::variant::compile_rendered (the target from the rendered module, the program named
+    // after the canonical name, no line info), with the compile handed to `compiler`.
+    let rendered = render(desc)?;
+    let program = format!("{}.cu", rendered.canonical);
+    let target = rendered.nvrtc_arch(arch);
+    let (compiled, outcome) = match cache {
+        Some(cache) => {
+            let (compiled, outcome) =
+                cache.get_or_compile_by(&rendered.source, &program, &target, false, compiler)?;
+            (compiled, Some(outcome))
+        }
+        None => (
+            compiler.compile(&rendered.source, &program, &target, false)?,
+            None,
+        ),
+    };
+    report(desc, arch, with_sass, rendered, compiled, outcome)
+}
+
+/// The report of a compiled module: each entry point's resources, and the SASS when asked for.
+fn report(
+    desc: &VariantDescription,
+    arch: Arch,
+    with_sass: bool,
+    rendered: RenderedVariant,
+    compiled: CompiledCubin,
+    outcome: Option<CacheOutcome>,
+) -> Result<VariantReport, InspectError> {
     let sass_dump = if with_sass {
         sass_dump(&compiled.cubin)?
     } else {

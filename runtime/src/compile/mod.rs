@@ -23,6 +23,7 @@
 
 pub mod cache;
 pub mod inspect;
+pub mod isolated;
 pub mod nvrtc;
 pub mod report;
 pub mod sass;
@@ -147,6 +148,31 @@ pub enum CompileError {
         status: String,
     },
 
+    /// The compiler died while it compiled the program (NVRTC 13.0 crashes inside `nvrtcCompileProgram` on
+    /// some programs), in the child process that ran it ([`isolated`]), so the caller lives on.
+    #[error("the compiler crashed (signal {signal}{}) while it compiled program '{program}'{}",
+        signal_name(*signal).map_or(String::new(), |n| format!(", {n}")),
+        if said.is_empty() { String::new() } else { format!(": {said}") })]
+    Crashed {
+        /// The program name as given.
+        program: String,
+        /// The signal that ended the compiler's process.
+        signal: i32,
+        /// The first line the compiler's process wrote to stderr (glibc's `munmap_chunk(): invalid pointer`),
+        /// shortened; empty when it wrote nothing.
+        said: String,
+    },
+
+    /// The child process that compiles ([`isolated`]) could not be run, ran too long, or did not answer as it
+    /// should.
+    #[error("the compiler's process for program '{program}' failed: {why}")]
+    ChildFailed {
+        /// The program name as given.
+        program: String,
+        /// What went wrong, one sentence.
+        why: String,
+    },
+
     /// Writing the temporary cubin, or spawning cuobjdump.
     #[error("{what}: {source}")]
     Io {
@@ -181,6 +207,19 @@ pub enum CompileError {
         /// Its full stderr.
         stderr: String,
     },
+}
+
+/// The usual name of the signals a crashing compiler dies of.
+fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        _ => return None,
+    })
 }
 
 fn format_archs(archs: &[u32]) -> String {

@@ -197,6 +197,41 @@ pub(crate) fn compile_options(arch: &str, line_info: bool) -> Vec<String> {
     options
 }
 
+/// Everything [`compile_cubin`] checks before it hands the program to NVRTC: the architecture's form, NVRTC's
+/// presence and major version, that it can target the architecture, and no NUL byte in the source or name.
+/// Returns the NVRTC version. None of it compiles anything, so a caller that compiles in a child process
+/// ([`super::isolated`]) runs it first, in its own process, and keeps these typed errors.
+pub(crate) fn preflight(
+    source: &str,
+    program_name: &str,
+    arch: &str,
+) -> Result<(i32, i32), CompileError> {
+    let arch_number = parse_arch(arch)?;
+    let version = nvrtc_version()?;
+    if version.0 != REQUIRED_NVRTC_MAJOR {
+        return Err(CompileError::WrongNvrtcVersion { found: version });
+    }
+    let supported = supported_archs()?;
+    if !supported.contains(&arch_number) {
+        return Err(CompileError::UnsupportedArch {
+            arch: arch.to_string(),
+            version,
+            supported,
+        });
+    }
+    let invalid = |what| CompileError::InvalidInput {
+        program: program_name.to_string(),
+        what,
+    };
+    if source.contains('\0') {
+        return Err(invalid("source"));
+    }
+    if program_name.contains('\0') {
+        return Err(invalid("name"));
+    }
+    Ok(version)
+}
+
 /// Compiles `source` for one real architecture (`"sm_80"`, `"sm_90"`, also
 /// `"sm_90a"`-style suffixes) to a cubin.
 ///
@@ -213,20 +248,7 @@ pub fn compile_cubin(
     arch: &str,
     line_info: bool,
 ) -> Result<CompiledCubin, CompileError> {
-    let arch_number = parse_arch(arch)?;
-    let version = nvrtc_version()?;
-    if version.0 != REQUIRED_NVRTC_MAJOR {
-        return Err(CompileError::WrongNvrtcVersion { found: version });
-    }
-    let supported = supported_archs()?;
-    if !supported.contains(&arch_number) {
-        return Err(CompileError::UnsupportedArch {
-            arch: arch.to_string(),
-            version,
-            supported,
-        });
-    }
-
+    let version = preflight(source, program_name, arch)?;
     let invalid = |what| CompileError::InvalidInput {
         program: program_name.to_string(),
         what,

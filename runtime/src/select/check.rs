@@ -405,15 +405,147 @@ impl Config {
         if next <= CHECK_MAX_TOKENS {
             gaps.push((next, CHECK_MAX_TOKENS));
         }
-        gaps.into_iter()
+        // Rules limited to some m or K may still cover a gap together (one for m below 8192, one from 8192):
+        // what they leave open for some (m, K) is the gap.
+        let mut limited: Vec<Box3> = of_arch().filter(|b| !b.is_full()).copied().collect();
+        limited.sort_unstable_by_key(|b| b.lo[0]);
+        let mut limited_reach = Vec::with_capacity(limited.len());
+        let mut max_hi = 0;
+        for b in &limited {
+            max_hi = max_hi.max(b.hi[0]);
+            limited_reach.push(max_hi);
+        }
+        let mut cells_left = GAP_CELL_BUDGET;
+        let mut out: Vec<GapRange> = Vec::new();
+        for (from, to) in gaps
+            .into_iter()
             .filter(|(from, _)| *from <= CHECK_MAX_TOKENS)
-            .map(|(from, to)| GapRange {
+        {
+            if !touched(from, to) {
+                out.push(GapRange {
+                    from,
+                    to,
+                    partly_limited: false,
+                });
+                continue;
+            }
+            out.extend(open_parts(
                 from,
                 to,
-                partly_limited: touched(from, to),
-            })
-            .collect()
+                &limited,
+                &limited_reach,
+                &mut cells_left,
+            ));
+        }
+        out
     }
+}
+
+/// Cells the gap test may visit over one architecture and layout (each cell against at most
+/// [`EXACT_RULES`] rules).
+pub(super) const GAP_CELL_BUDGET: u64 = 2_000_000;
+
+/// The parts of the token range `from..=to`, which no unlimited rule covers, that the limited rules (`limited`,
+/// sorted by their lowest n, with the running maximum of their highest n in `reach`) leave open for some m and
+/// K. The range is cut at every limited rule's token edges, and each piece's (m, K) plane at every edge of the
+/// rules that span the piece; each cell is inside or outside each rule as a whole, so one corner per cell
+/// decides it. Past the bounds ([`EXACT_RULES`] rules, [`OVERLAP_WALK`] steps, `cells_left`) a piece is kept
+/// as a gap: a gap is only ever left out when it is proven covered.
+fn open_parts(
+    from: u64,
+    to: u64,
+    limited: &[Box3],
+    reach: &[u64],
+    cells_left: &mut u64,
+) -> Vec<GapRange> {
+    let whole = vec![GapRange {
+        from,
+        to,
+        partly_limited: true,
+    }];
+    let mut boxes: Vec<&Box3> = Vec::new();
+    let below = limited.partition_point(|b| b.lo[0] <= to);
+    for (steps, i) in (0..below).rev().enumerate() {
+        if reach[i] < from {
+            break;
+        }
+        if steps == OVERLAP_WALK || boxes.len() > EXACT_RULES {
+            return whole;
+        }
+        if limited[i].hi[0] >= from {
+            boxes.push(&limited[i]);
+        }
+    }
+    // Token edges inside the range: each piece between two is spanned whole by the rules that touch it.
+    let mut cuts: Vec<u64> = vec![from, to + 1];
+    for b in &boxes {
+        for cut in [b.lo[0], b.hi[0].saturating_add(1)] {
+            if cut > from && cut <= to {
+                cuts.push(cut);
+            }
+        }
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut parts: Vec<GapRange> = Vec::new();
+    for piece in cuts.windows(2) {
+        let (lo, hi) = (piece[0], piece[1] - 1);
+        let spanning: Vec<&Box3> = boxes
+            .iter()
+            .filter(|b| b.lo[0] <= lo && b.hi[0] >= hi)
+            .copied()
+            .collect();
+        if plane_covered(&spanning, cells_left) {
+            continue;
+        }
+        match parts.last_mut() {
+            Some(last) if last.to + 1 == lo => last.to = hi,
+            _ => parts.push(GapRange {
+                from: lo,
+                to: hi,
+                partly_limited: true,
+            }),
+        }
+    }
+    parts
+}
+
+/// Whether `boxes` together cover every valid (m, K); `false` too when the test would pass `cells_left`.
+fn plane_covered(boxes: &[&Box3], cells_left: &mut u64) -> bool {
+    if boxes.is_empty() {
+        return false;
+    }
+    let edges: Vec<Vec<u128>> = (1..3)
+        .map(|d| {
+            let (lo, end) = (Box3::DOMAIN.lo[d] as u128, Box3::DOMAIN.hi[d] as u128 + 1);
+            let mut cuts = vec![lo, end];
+            for b in boxes {
+                for cut in [b.lo[d] as u128, b.hi[d] as u128 + 1] {
+                    if cut > lo && cut < end {
+                        cuts.push(cut);
+                    }
+                }
+            }
+            cuts.sort_unstable();
+            cuts.dedup();
+            cuts
+        })
+        .collect();
+    let cells = (edges[0].len() as u64 - 1) * (edges[1].len() as u64 - 1);
+    if cells > *cells_left {
+        return false;
+    }
+    *cells_left -= cells;
+    edges[0][..edges[0].len() - 1].iter().all(|&m| {
+        edges[1][..edges[1].len() - 1].iter().all(|&k| {
+            boxes.iter().any(|b| {
+                m >= b.lo[1] as u128
+                    && m <= b.hi[1] as u128
+                    && k >= b.lo[2] as u128
+                    && k <= b.hi[2] as u128
+            })
+        })
+    })
 }
 
 /// Token counts `from..=to` that no unlimited rule covers ([`Finding::Gap`] without its architecture and layout).
@@ -670,4 +802,78 @@ pub(super) fn intersect(a: &[Bounds; 3], b: &[Bounds; 3]) -> Option<[Bounds; 3]>
         a[1].intersect(&b[1])?,
         a[2].intersect(&b[2])?,
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> Config {
+        Config::parse(text, &crate::catalogue::all()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn gaps(config: &Config, arch: Arch) -> Vec<(u64, u64, bool)> {
+        config
+            .check()
+            .into_iter()
+            .filter_map(|f| match f {
+                Finding::Gap {
+                    arch: a,
+                    from,
+                    to,
+                    partly_limited,
+                    ..
+                } if a == arch => Some((from, to, partly_limited)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The rest of the config: every token count on sm_80, so that only sm_90's gaps are in question.
+    const SM80: &str = "[[rule]]\narch = \"sm_80\"\ntokens = { min = 1 }\nvariant = \"r56\"\n";
+
+    fn rule(tokens: &str, limit: &str) -> String {
+        format!("[[rule]]\narch = \"sm_90\"\ntokens = {tokens}\n{limit}\nvariant = \"r56\"\n")
+    }
+
+    /// Rules that split m (or K) between them and together take every shape leave no gap; a split that misses
+    /// one m, or covers only some tokens, still leaves its gap, and so does an unlimited hole.
+    #[test]
+    fn rules_that_split_m_or_k_together_leave_no_gap() {
+        let split_m = format!(
+            "{}{}{SM80}",
+            rule("{ min = 1 }", "m = { max = 8191 }"),
+            rule("{ min = 1 }", "m = { min = 8192 }")
+        );
+        assert_eq!(gaps(&config(&split_m), Arch::Sm90), []);
+        assert!(!config(&split_m).check().iter().any(Finding::is_problem));
+
+        // K split three ways over different token ranges, with an unlimited rule for the rest.
+        let split_k = format!(
+            "{}{}{}{}{SM80}",
+            rule("[1, 100]", "k = { max = 4096 }"),
+            rule("[1, 200]", "k = [4097, 8192]"),
+            rule("[1, 150]", "k = { min = 8193 }"),
+            rule("{ min = 101 }", "")
+        );
+        assert_eq!(gaps(&config(&split_k), Arch::Sm90), []);
+
+        // m = 8192 is taken by neither: n = 1..=64 is a gap (the rest is covered by an unlimited rule).
+        let missing_m = format!(
+            "{}{}{}{SM80}",
+            rule("{ min = 1 }", "m = { max = 8191 }"),
+            rule("{ min = 1 }", "m = { min = 8193 }"),
+            rule("{ min = 65 }", "")
+        );
+        assert_eq!(gaps(&config(&missing_m), Arch::Sm90), [(1, 64, true)]);
+
+        // The second half of m only up to n = 32: n = 33..=64 is open, n = 1..=32 is not.
+        let short = format!(
+            "{}{}{}{SM80}",
+            rule("[1, 64]", "m = { max = 8191 }"),
+            rule("[1, 32]", "m = { min = 8192 }"),
+            rule("{ min = 65 }", "")
+        );
+        assert_eq!(gaps(&config(&short), Arch::Sm90), [(33, 64, true)]);
+    }
 }

@@ -36,23 +36,42 @@ pub struct Explanation {
     pub rules: Vec<RuleVerdict>,
 }
 
-impl fmt::Display for Explanation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Explanation {
+    /// The answer alone: the variant and the rule that chose it, with how it matched (or that none matched),
+    /// without the other rules' verdicts.
+    pub fn winner(&self) -> String {
+        let mut s = self.headline();
+        if let Some(r) = self
+            .chosen
+            .and_then(|i| self.rules.iter().find(|r| r.rule_index == i))
+        {
+            if let Verdict::Chosen { because } = &r.verdict {
+                s += &format!("  {} [{}]: {because}\n", r.label, r.summary);
+            }
+        }
+        s
+    }
+
+    /// The shape and its variant, and the rule that chose it.
+    fn headline(&self) -> String {
         let shape = format!(
             "{}, {} weights, m = {}, n = {}, k = {}",
             self.arch, self.layout, self.m, self.n, self.k
         );
         match (self.chosen, &self.variant) {
-            (Some(i), Some((name, canonical))) => {
-                writeln!(f, "{shape}: variant {name} ({canonical})")?;
-                writeln!(
-                    f,
-                    "chosen by {}: the first rule that matches (first match wins)",
-                    self.rules[i].label
-                )?;
-            }
-            _ => writeln!(f, "{shape}: no rule matches")?,
+            (Some(i), Some((name, canonical))) => format!(
+                "{shape}: variant {name} ({canonical})\nchosen by {}: the first rule that matches (first match \
+                 wins)\n",
+                self.rules[i].label
+            ),
+            _ => format!("{shape}: no rule matches\n"),
         }
+    }
+}
+
+impl fmt::Display for Explanation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.headline())?;
         for r in &self.rules {
             match &r.verdict {
                 Verdict::Chosen { because } => {

@@ -112,6 +112,15 @@ impl Config {
         let mut names = VariantNames::new(catalogue);
         let mut known = catalogue.to_vec();
         for v in &declared {
+            // The same description under the same name as a variant known from outside the config is that
+            // variant, not a clash: a config `mmqgen tune` wrote declares the sweep points it picked, and is
+            // read beside the sweep's file. (Declared twice in the config itself, it is still refused.)
+            if names
+                .get(&v.name)
+                .is_some_and(|i| i < catalogue.len() && known[i] == *v)
+            {
+                continue;
+            }
             names
                 .add(v, known.len(), &known)
                 .map_err(ConfigError::VariantNameTaken)?;

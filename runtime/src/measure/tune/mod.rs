@@ -12,7 +12,8 @@ use std::time::Instant;
 use crate::check::Shape;
 use crate::codegen::{canonical_name, Arch, VariantDescription};
 use crate::compile::cache::CubinCache;
-use crate::compile::inspect::inspect;
+use crate::compile::inspect::inspect_with;
+use crate::compile::isolated::Compiler;
 
 /// What NVRTC and ptxas said about a candidate that compiled cleanly.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,12 +39,14 @@ pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Judges one candidate for `arch`: not declared for it, does not render or compile, spills (or has a stack
-/// frame), or needs more shared memory than a block may have are each a sentence.
+/// Judges one candidate for `arch`: not declared for it, does not render or compile (a crash of the compiler
+/// included, when `compiler` runs it in a child process), spills or has a stack frame without declaring
+/// `allow_spills`, or needs more shared memory than a block may have are each a sentence.
 pub fn compile_one(
     desc: &VariantDescription,
     arch: Arch,
     cache: Option<&CubinCache>,
+    compiler: &Compiler,
 ) -> Result<CompileStats, String> {
     if !desc.archs.contains(arch) {
         return Err(format!(
@@ -52,7 +55,7 @@ pub fn compile_one(
         ));
     }
     let start = Instant::now();
-    let report = inspect(desc, arch, false, cache).map_err(|e| {
+    let report = inspect_with(desc, arch, false, cache, compiler).map_err(|e| {
         format!(
             "did not compile: {}",
             crate::formats::input::escaped(&e.to_string())
@@ -67,7 +70,10 @@ pub fn compile_one(
     }
     for entry in &report.entries {
         let r = &entry.resources;
-        if r.spill_stores_bytes > 0 || r.spill_loads_bytes > 0 || r.stack_frame_bytes > 0 {
+        // A variant that declares `allow_spills` is timed like any other: its spills are its author's choice.
+        if !desc.allow_spills
+            && (r.spill_stores_bytes > 0 || r.spill_loads_bytes > 0 || r.stack_frame_bytes > 0)
+        {
             return Err(format!(
                 "spills on {arch} ({} bytes of stack frame, {}/{} bytes of spill stores/loads per thread in {}), \
                  so it is dropped before any GPU time",
@@ -99,6 +105,7 @@ pub fn compile_all(
     descs: &[VariantDescription],
     arch: Arch,
     cache: Option<&CubinCache>,
+    compiler: &Compiler,
     jobs: usize,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Vec<Compiled> {
@@ -110,7 +117,7 @@ pub fn compile_all(
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(desc) = descs.get(i) else { break };
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            compile_one(desc, arch, cache)
+            compile_one(desc, arch, cache, compiler)
         }))
         .unwrap_or_else(|_| Err("compiling panicked".to_string()));
         let line = match &result {
@@ -431,9 +438,14 @@ mod tests {
         not_here.archs = crate::codegen::ArchSet::EMPTY.with(Arch::Sm80);
         let descs = vec![clean.clone(), not_here];
         let lines = Mutex::new(Vec::new());
-        let out = compile_all(&descs, Arch::Sm90, None, 2, &|l: &str| {
-            lines.lock().unwrap().push(l.to_string())
-        });
+        let out = compile_all(
+            &descs,
+            Arch::Sm90,
+            None,
+            &Compiler::InProcess,
+            2,
+            &|l: &str| lines.lock().unwrap().push(l.to_string()),
+        );
         assert_eq!(out.len(), 2);
         let stats = out[0].result.as_ref().expect("r41 compiles cleanly");
         assert!(stats.registers > 0 && stats.shared_bytes > 0, "{stats:?}");
@@ -443,6 +455,26 @@ mod tests {
         let lines = lines.into_inner().unwrap();
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(lines.iter().any(|l| l.contains("[2/2]")), "{lines:?}");
+    }
+
+    /// A variant that declares `allow_spills` is kept when it spills (the default's own pick from 513 tokens,
+    /// `wgmma_i12_128x96_tail_producer`, does); the same kernel without the declaration is dropped.
+    #[test]
+    fn a_variant_that_allows_spills_is_not_dropped_for_them() {
+        if !crate::testing::nvrtc_or_skip("a_variant_that_allows_spills_is_not_dropped_for_them") {
+            return;
+        }
+        let all = crate::catalogue::all();
+        let spills = crate::catalogue::find(&all, "wgmma_i12_128x96_tail_producer")
+            .unwrap()
+            .clone();
+        assert!(spills.allow_spills);
+        let kept = compile_one(&spills, Arch::Sm90, None, &Compiler::InProcess);
+        assert!(kept.is_ok(), "{kept:?}");
+        let mut strict = spills;
+        strict.allow_spills = false;
+        let why = compile_one(&strict, Arch::Sm90, None, &Compiler::InProcess).unwrap_err();
+        assert!(why.starts_with("spills on sm_90"), "{why}");
     }
 
     #[test]

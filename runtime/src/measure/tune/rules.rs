@@ -907,6 +907,62 @@ mod tests {
         }
     }
 
+    /// The config `tune` writes declares the sweep points it picked; read beside the sweep's own file (which
+    /// declares the same points), it is accepted: the same description under the same name is no clash.
+    #[test]
+    fn a_tuned_config_reads_beside_the_sweep_it_came_from() {
+        let spec = crate::codegen::spec_file::spec_from_toml_str(
+            r#"
+            [[sweep]]
+            name = "rfy"
+            engine = "mma_k32_regfold"
+            mode = "int_per32"
+            kdr = 8
+            scale_fetch = "narrow"
+            expand = "uint4"
+            cp_async_activations = 16
+            archs = ["sm_90"]
+            nbj = 128
+            warps_m = 4
+            warps_n = 2
+            tile_n = [64, 96]
+            stages = 2
+            "#,
+        )
+        .unwrap();
+        let points = spec.sweeps[0].descriptions();
+        let p0 = points[0].name.to_string();
+        let (small, _) = names();
+        let measured: Vec<Measured> = [1, 512]
+            .into_iter()
+            .map(|n| Measured {
+                m: 4096,
+                n,
+                k: 4096,
+                candidates: vec![ok(&p0, 10.0), ok(&small, 20.0)],
+            })
+            .collect();
+        let catalogue = crate::catalogue::all();
+        let tuned = tuned_config(&prov(), &measured, &catalogue, &points).unwrap();
+        assert!(tuned.text.contains("[[variant]]"), "{}", tuned.text);
+        let mut beside = catalogue.clone();
+        beside.extend(points.iter().cloned());
+        let config = Config::parse(&tuned.text, &beside).unwrap_or_else(|e| panic!("{e}"));
+        let got = config
+            .select(Arch::Sm90, Layout::Padded, 4096, 512, 4096)
+            .unwrap();
+        assert_eq!(got.variant.name, p0.as_str());
+        // A different description under a taken name is still refused.
+        let mut other = points[0].clone();
+        other.stages = 3;
+        let clash = format!(
+            "{}[[rule]]\narch = \"sm_90\"\ntokens = {{ min = 1 }}\nvariant = \"{p0}\"\n",
+            crate::codegen::spec_file::variant_toml(&other)
+        );
+        let e = Config::parse(&clash, &beside).unwrap_err().to_string();
+        assert!(e.contains("already taken"), "{e}");
+    }
+
     #[test]
     fn provenance_lines_are_present() {
         let mut p = prov();
