@@ -8,7 +8,7 @@
 //! as slices of the caller's buffer (e.g. a memory map), never copied.
 //!
 //! Layout (all little endian): magic `GGUF`, version u32, tensor count u64, metadata count u64; the metadata
-//! entries (key string, value type u32, value); the tensor infos (name string, n_dims u32, dims u64[n_dims],
+//! entries (key string, value type u32, value); the tensor infos (name string, n_dims u32, dims `u64[n_dims]`,
 //! ggml type u32, offset u64 relative to the data section); padding up to the alignment (`general.alignment`,
 //! default 32); the data section. Strings are a u64 length and that many bytes. ggml dims are innermost first:
 //! a 2-D weight matrix has `dims = [K, rows]`.
@@ -163,7 +163,7 @@ pub enum GgufError {
         name: String,
         /// Its type.
         ggml_type: GgmlType,
-        /// Its dims[0].
+        /// Its `dims[0]`.
         row_len: u64,
         /// Elements per block of its type.
         block_len: u64,

@@ -4,9 +4,9 @@
 //!
 //! | field    | type     | offset | meaning                         |
 //! |----------|----------|--------|---------------------------------|
-//! | `ql`     | u8[128]  | 0      | low 4 bits of each 6-bit quant  |
-//! | `qh`     | u8[64]   | 128    | high 2 bits of each quant       |
-//! | `scales` | i8[16]   | 192    | one scale per 16 weights        |
+//! | `ql`     | `u8[128]` | 0      | low 4 bits of each 6-bit quant  |
+//! | `qh`     | `u8[64]` | 128    | high 2 bits of each quant       |
+//! | `scales` | `i8[16]` | 192    | one scale per 16 weights        |
 //! | `d`      | f16      | 208    | super-block scale               |
 //!
 //! Weight `k` is `d * scales[k / 16] * (q6(k) - 32)`. Dequantization here computes `(d * sc) * (q - 32)` in f32,
@@ -22,11 +22,11 @@ pub const BLOCK_WEIGHTS: usize = 256;
 /// Bytes in one q6_K block.
 pub const BLOCK_BYTES: usize = 210;
 
-/// Byte offset of `ql` (u8[128]) in a block.
+/// Byte offset of `ql` (`u8[128]`) in a block.
 pub const QL_OFFSET: usize = 0;
-/// Byte offset of `qh` (u8[64]) in a block.
+/// Byte offset of `qh` (`u8[64]`) in a block.
 pub const QH_OFFSET: usize = 128;
-/// Byte offset of `scales` (i8[16]) in a block.
+/// Byte offset of `scales` (`i8[16]`) in a block.
 pub const SCALES_OFFSET: usize = 192;
 /// Byte offset of `d` (f16, little endian) in a block.
 pub const D_OFFSET: usize = 208;

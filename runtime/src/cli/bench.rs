@@ -40,7 +40,7 @@ impl From<LayoutArg> for Layout {
 /// The cuBLAS baselines' output type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CublasOutArg {
-    /// bf16 out for the bf16 GEMM, f16 for the f16 one (what ANCHORS.md's directly called figures used).
+    /// bf16 out for the bf16 GEMM, f16 for the f16 one (what docs/DESIGN.md R4's directly called figures used).
     Input,
     /// f32 out, like the variants.
     F32,

@@ -181,7 +181,7 @@ pub fn run_explain(args: &ExplainArgs, all: &[VariantDescription]) -> Result<Exi
     Ok(ExitCode::SUCCESS)
 }
 
-/// One line on the error the chosen variant's mode adds on the activation side (DECISIONS.md 13), measured here by
+/// One line on the error the chosen variant's mode adds on the activation side (docs/DESIGN.md D13), measured here by
 /// the CPU reference (`default_cap_nmse`).
 pub fn accuracy_line(mode: crate::codegen::NumericsMode) -> String {
     let nmse = crate::reference::default_cap_nmse(mode);
@@ -193,7 +193,7 @@ pub fn accuracy_line(mode: crate::codegen::NumericsMode) -> String {
     )
 }
 
-/// One line on what the chosen variant costs on the device in `layout` (DECISIONS.md 12).
+/// One line on what the chosen variant costs on the device in `layout` (docs/DESIGN.md D12).
 pub fn footprint_line(
     variant: &crate::codegen::VariantDescription,
     layout: Layout,

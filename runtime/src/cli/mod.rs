@@ -93,7 +93,7 @@ pub(crate) fn parse_args<A: clap::Args>(
 /// An error the CLI reports as one sentence.
 pub type CliError = Box<dyn std::error::Error>;
 
-/// The `mmqgen` binary over a crate's own variants (DECISIONS.md 8): `fn main() -> ExitCode {
+/// The `mmqgen` binary over a crate's own variants (docs/DESIGN.md D8): `fn main() -> ExitCode {
 /// mmqgen::cli::main_with(&my_variants()) }`.
 pub fn main_with(catalogue: &[VariantDescription]) -> ExitCode {
     // A child this binary started to compile one program out of process (compile/isolated.rs).
@@ -595,7 +595,7 @@ mod tests {
     #[test]
     fn children_get_every_variant_file_then_the_subcommand() {
         // `mmqgen profile --variants extra.toml --variant x` names the file after the subcommand: the parity child
-        // that ncu starts must still be handed it (session 13: it was not, and the child knew no `x`).
+        // that ncu starts must still be handed it (on 2026-12-02 it was not, and the child knew no `x`).
         let files = [PathBuf::from("a.toml"), PathBuf::from("b.toml")];
         assert_eq!(
             child_prefix(&files, "parity"),

@@ -1,5 +1,5 @@
 //! `mmqgen parity`: every variant, layout and shape checked bit for bit against the CPU reference, each case in
-//! a fresh process (DECISIONS.md 11: a misaligned access inside a kernel leaves the CUDA context unusable, and
+//! a fresh process (docs/DESIGN.md D11: a misaligned access inside a kernel leaves the CUDA context unusable, and
 //! would hide every case after it).
 //!
 //! The parent never touches the GPU. For each case it re-executes its own binary (`std::env::current_exe()`)
@@ -791,7 +791,7 @@ fn drain(pipe: Option<Box<dyn Read + Send>>) -> Drained {
     Drained { text, done }
 }
 
-/// One variant on one case in a fresh process started from `child` (DECISIONS.md 11), compared with the CPU
+/// One variant on one case in a fresh process started from `child` (docs/DESIGN.md D11), compared with the CPU
 /// reference: how `mmqgen tune` proves each candidate on a ragged shape before timing it. Returns the row and
 /// its one-line summary.
 pub fn prove_in_child(

@@ -57,7 +57,7 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
     let mut skipped: Vec<String> = Vec::new();
     let mut failures: Vec<String> = Vec::new();
 
-    // What registering a matrix for the selection costs (DECISIONS.md 12), at a Llama-3-8B down projection's shape.
+    // What registering a matrix for the selection costs (docs/DESIGN.md D12), at a Llama-3-8B down projection's shape.
     println!("== Footprint of the selected variants (m = 4096, K = 14336), in the layout they are picked for");
     for arch in Arch::ALL {
         for layout in Layout::ALL {
@@ -70,7 +70,7 @@ pub fn run(args: &RunArgs, all: &[VariantDescription]) -> Result<ExitCode, CliEr
         }
     }
 
-    // What error their modes add on the activation side (DECISIONS.md 13).
+    // What error their modes add on the activation side (docs/DESIGN.md D13).
     let mut modes: Vec<NumericsMode> = Vec::new();
     for arch in Arch::ALL {
         for variant in selected(&config, arch) {

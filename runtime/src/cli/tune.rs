@@ -4,7 +4,7 @@
 //!
 //! Every candidate is first compiled with NVRTC on all the CPU cores, and those that spill or do not fit in
 //! shared memory are dropped before any GPU time ([`crate::measure::tune::compile_all`]); on a GPU, each survivor is then
-//! proven bit-exact on a ragged shape in a fresh process (`--parity-shape`, DECISIONS.md 11) before the bench
+//! proven bit-exact on a ragged shape in a fresh process (`--parity-shape`, docs/DESIGN.md D11) before the bench
 //! times the rest. Besides the config, tune writes a ranked table of every candidate as JSON lines and markdown once
 //! some candidate was timed (or wherever `--ranking` says). A `--variants` file with `[[sweep]]` tables tunes its
 //! sweeps' points (or `--sweep NAME`); `--compile-only` runs the CPU half alone, without a GPU. With `--shape` given

@@ -59,7 +59,7 @@ pub enum Finding {
         shared: [Bounds; 3],
     },
     /// Informational: one architecture picks variants of different numerics modes, so the bits of a matmul
-    /// depend on the shape (DECISIONS.md 3: bits follow the mode).
+    /// depend on the shape (docs/DESIGN.md D3: bits follow the mode).
     ModeMix {
         arch: Arch,
         modes: Vec<(NumericsMode, Vec<String>)>,

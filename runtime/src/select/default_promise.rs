@@ -1,4 +1,4 @@
-//! The embedded default keeps q6_K's promise (DECISIONS.md 12 and 13): every variant it can pick reads at most
+//! The embedded default keeps q6_K's promise (docs/DESIGN.md D12 and D13): every variant it can pick reads at most
 //! 1.10x the GGUF bytes on the device, in a mode that adds at most 1.5e-4 NMSE on the activation side at 16
 //! outlier channels per 4096 (`int_per32`: 1.1e-4; `int12_per256`: 3.1e-6; `int_per256`: 8.2e-4 does not).
 
@@ -23,7 +23,7 @@ fn the_default_selects_only_compact_accurate_variants() {
             }
         }
     }
-    // DECISIONS.md 13, measured by the CPU reference (which each mode's kernels match bit for bit), once per mode
+    // docs/DESIGN.md D13, measured by the CPU reference (which each mode's kernels match bit for bit), once per mode
     // the config picks.
     let mut modes: Vec<_> = config.rules.iter().map(|rule| rule.variant.mode).collect();
     modes.sort_by_key(|mode| mode.keyword());

@@ -18,8 +18,8 @@
 //! ```
 //!
 //! One module per job: `rule` reads a rule, `names` keeps variant names unique, `explain` says why a shape got
-//! its variant, `check` finds gaps, dead rules and overlaps; `default_promise` holds the default to DECISIONS.md
-//! 12 and 13.
+//! its variant, `check` finds gaps, dead rules and overlaps; `default_promise` holds the default to
+//! docs/DESIGN.md D12 and D13.
 
 use crate::codegen::spec_file::{parse_toml, variants_from_toml, SpecError};
 use crate::codegen::{canonical_name, Arch, NumericsMode, VariantDescription};

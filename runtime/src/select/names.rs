@@ -34,7 +34,7 @@ pub enum NameClash {
 }
 
 /// Every declared and canonical name of a list of variants, for lookups in constant time and for refusing a
-/// variant whose names are taken (DECISIONS.md 7: names are unique across declared and canonical names).
+/// variant whose names are taken (docs/DESIGN.md D7: names are unique across declared and canonical names).
 #[derive(Clone, Debug, Default)]
 pub struct VariantNames {
     /// name -> (index, whether it is the declared name).
