@@ -8,19 +8,36 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Where cargo put `libmmqgen.so` for this test: the profile folder above this test binary's `deps/`.
+/// Where `libmmqgen.so` is for this test: the profile folder above this test binary's `deps/`. Cargo does not build
+/// a cdylib for its package's integration tests, so the test builds it there (with the cargo that runs it, in the
+/// same profile) when it is missing or older than the test.
 fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's own path");
     let dir = exe
         .parent()
         .and_then(Path::parent)
-        .expect("target/<profile>/deps/<test>");
+        .expect("target/<profile>/deps/<test>")
+        .to_path_buf();
+    let library = dir.join("libmmqgen.so");
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if modified(&library) < modified(&exe) {
+        let release = dir.file_name().is_some_and(|name| name == "release");
+        let target_dir = dir.parent().expect("target/<profile>");
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--locked", "-p", "mmqgen-capi"])
+            .args(release.then_some("--release"))
+            .env("CARGO_TARGET_DIR", target_dir)
+            .current_dir(crate_dir())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "cargo build -p mmqgen-capi failed");
+    }
     assert!(
-        dir.join("libmmqgen.so").is_file(),
-        "libmmqgen.so is not in {} (cargo builds it for this package's tests)",
+        library.is_file(),
+        "libmmqgen.so is not in {}",
         dir.display()
     );
-    dir.to_path_buf()
+    dir
 }
 
 fn crate_dir() -> &'static Path {
