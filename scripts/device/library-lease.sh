@@ -7,6 +7,8 @@
 #                                                    # of the picks per layout; starts the ggml build meanwhile
 #   bash scripts/device/library-lease.sh ggml        # there, after `library` on the same machine: ggml's tests and
 #                                                    # timings with the route, and the memory check
+#   bash scripts/device/library-lease.sh all         # both in one call (under 10 minutes): ggml's q6_K cases only,
+#                                                    # fewer perf shapes
 set -u
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
@@ -47,13 +49,13 @@ library)
     step "parity: the tma variants' raw_rows entry (raw layout, K a multiple of 2048) and their raw entry (ragged K)"
     timeout 240 "$D/mmqgen" parity --timeout 60 --layout raw --variant wgmma_i12_128x64_producer \
         --variant wgmma_i12_128x96 --variant wgmma_i12_128x96_tail_producer --variant tma_64x64_b2 \
-        $(shapes 333,9,4096 129,300,2048 200,50,6144 1000,77,2816 4096,512,4096 4096,2048,14336) \
+        $(shapes 333,9,4096 129,300,2048 200,50,6144 1000,77,2816 4096,512,4096) \
         --json "$OUT/parity-raw.jsonl" > "$OUT/parity-raw.txt" 2>&1
     echo "exit $?"; grep -v " pass$" "$OUT/parity-raw.txt" | tail -5
     step "memcheck, racecheck: raw_rows"
     for tool in memcheck racecheck; do
-        timeout 120 compute-sanitizer --tool $tool --print-limit 2 "$D/mmqgen" parity --timeout 90 --layout raw \
-            --variant wgmma_i12_128x64_producer --variant tma_64x64_b2 --shape 129,300,2048 2>&1 | grep -v "^\[" | tail -2
+        timeout 100 compute-sanitizer --tool $tool --print-limit 2 "$D/mmqgen" parity --timeout 90 --layout raw \
+            --variant wgmma_i12_128x64_producer --shape 129,300,2048 2>&1 | grep -v "^\[" | tail -2
         echo "$tool exit ${PIPESTATUS[0]}"
     done
     step "bench: the default's picks per layout (cuBLAS beside)"
@@ -84,8 +86,30 @@ ggml)
         --only memory "$D/ggml.tar.gz"
     cp "$GGML_WORK"/test-*.txt "$GGML_WORK"/*.md "$GGML_WORK"/perf-*.txt "$GGML_WORK"/memory.txt "$OUT/" 2>/dev/null
     ;;
+all)
+    SHORT=1 bash "$0" library
+    step "ggml: waiting for the build"
+    for _ in $(seq 1 120); do pgrep -f "run.sh --lib" > /dev/null || break; sleep 3; done
+    tail -3 /tmp/ggml-build.log
+    tbo="$GGML_WORK/build/bin/test-backend-ops"
+    step "ggml: q6_K MUL_MAT cases, route strict then off"
+    GGML_CUDA_MMQGEN=2 timeout 150 "$tbo" test -o MUL_MAT -b CUDA0 -p type_a=q6_K > "$OUT/test-strict.txt" 2>&1
+    echo "strict exit $?"
+    GGML_CUDA_MMQGEN=0 timeout 100 "$tbo" test -o MUL_MAT -b CUDA0 -p type_a=q6_K > "$OUT/test-off.txt" 2>&1
+    echo "off exit $?"
+    python3 integrations/ggml/verdicts.py "$OUT/test-off.txt" "$OUT/test-strict.txt" "$OUT/test-strict.txt" \
+        | tee "$OUT/test-verdicts.md" | head -8
+    step "ggml: perf, route off and on"
+    timeout 170 bash integrations/ggml/run.sh --lib "$PWD/$D/libmmqgen.so" --work "$GGML_WORK" --arch 90-real \
+        --only perf $(shapes $NINE 4096,1,4096 14336,1,4096 4096,8,4096 4096,32,4096 4096,128,4096) "$D/ggml.tar.gz"
+    echo "perf exit $?"
+    step "ggml: memory"
+    timeout 60 bash integrations/ggml/run.sh --lib "$PWD/$D/libmmqgen.so" --work "$GGML_WORK" --arch 90-real \
+        --only memory "$D/ggml.tar.gz"
+    cp "$GGML_WORK"/perf*.txt "$GGML_WORK"/perf.md "$GGML_WORK"/memory.txt "$OUT/" 2>/dev/null
+    ;;
 *)
-    echo "usage: bash scripts/device/library-lease.sh prepare|library|ggml" >&2
+    echo "usage: bash scripts/device/library-lease.sh prepare|library|ggml|all" >&2
     exit 2
     ;;
 esac
