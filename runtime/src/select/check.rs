@@ -46,6 +46,9 @@ pub enum Finding {
         /// The largest K the variant takes on `arch`.
         fits: u64,
     },
+    /// Informational: no rule names `arch`, so a GPU of that architecture gets no variant from this config (the
+    /// embedded default names every architecture mmqgen knows).
+    NoRulesFor { arch: Arch },
     /// Informational: overlaps beyond the first `listed` are not listed.
     OverlapsCut { listed: usize },
     /// Informational: two live rules share shapes; the earlier wins there.
@@ -84,6 +87,10 @@ impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Finding::NoRules => f.write_str("error: the config has no rules, so no shape can be served"),
+            Finding::NoRulesFor { arch } => write!(
+                f,
+                "note: no rule names {arch}, so a GPU of that architecture gets no variant from this config"
+            ),
             Finding::Gap {
                 arch,
                 layout,
@@ -186,6 +193,10 @@ impl Config {
         let boxes: Vec<Result<Box3, String>> = self.rules.iter().map(Box3::of).collect();
         let mut findings = Vec::new();
         for arch in Arch::ALL {
+            if !self.rules.iter().any(|r| r.arch == arch) {
+                findings.push(Finding::NoRulesFor { arch });
+                continue;
+            }
             // Reported once when both layouts have the same gaps (always so without `layout` keys).
             let [raw, padded] = Layout::ALL.map(|layout| self.gaps(arch, layout, &boxes));
             let per_layout: Vec<(Option<Layout>, &Vec<GapRange>)> = if raw == padded {
