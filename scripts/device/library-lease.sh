@@ -87,26 +87,50 @@ ggml)
     cp "$GGML_WORK"/test-*.txt "$GGML_WORK"/*.md "$GGML_WORK"/perf-*.txt "$GGML_WORK"/memory.txt "$OUT/" 2>/dev/null
     ;;
 all)
-    SHORT=1 bash "$0" library
+    # Everything in one call of under ten minutes: ggml builds meanwhile; fewer shapes everywhere.
+    step "GPU"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    echo "commit $(cat $D/commit)"
+    setsid nohup bash integrations/ggml/run.sh --lib "$PWD/$D/libmmqgen.so" --work "$GGML_WORK" --arch 90-real \
+        --only build "$D/ggml.tar.gz" > /tmp/ggml-build.log 2>&1 < /dev/null &
+    export MMQGEN_CACHE_DIR=/tmp/mmqgen-cache MMQGEN_REQUIRE_GPU=1
+    step "API: every default rule through Q6kMatrix::matmul, both layouts; ragged raw rows; memory; graph capture"
+    timeout 210 "$D/api_default_rules-test" --test-threads 1 > "$OUT/api-rules.txt" 2>&1
+    echo "exit $?"; grep -E "^test |test result|ran [0-9]+ rule|borrowed 14336|panicked" "$OUT/api-rules.txt" | head -20
+    step "parity: raw_rows and raw entries of the int12 picks"
+    timeout 90 "$D/mmqgen" parity --timeout 40 --layout raw --variant wgmma_i12_128x64_producer \
+        --variant wgmma_i12_128x96_tail_producer $(shapes 129,300,2048 1000,77,2816 4096,512,4096) \
+        --json "$OUT/parity-raw.jsonl" > "$OUT/parity-raw.txt" 2>&1
+    echo "exit $?"; grep -v " pass$" "$OUT/parity-raw.txt" | tail -3
+    step "memcheck: raw_rows"
+    timeout 60 compute-sanitizer --tool memcheck --print-limit 2 "$D/mmqgen" parity --timeout 50 --layout raw \
+        --variant wgmma_i12_128x64_producer --shape 129,300,2048 2>&1 | grep -v "^\[" | tail -2
+    step "bench: the default's picks per layout"
+    for layout in raw padded; do
+        timeout 80 "$D/mmqgen" bench --picks --no-cublas --layout $layout $(shapes $NINE 4096,1,4096 4096,8,4096) \
+            --json "$OUT/bench-$layout.jsonl" > "$OUT/bench-$layout.md" 2>&1
+        echo "bench $layout exit $?"
+    done
+    python3 scripts/device/picks_by_layout.py "$OUT/bench-raw.jsonl" "$OUT/bench-padded.jsonl" \
+        | tee "$OUT/picks-by-layout.md"
     step "ggml: waiting for the build"
-    for _ in $(seq 1 120); do pgrep -f "run.sh --lib" > /dev/null || break; sleep 3; done
-    tail -3 /tmp/ggml-build.log
+    for _ in $(seq 1 100); do pgrep -f "run.sh --lib" > /dev/null || break; sleep 3; done
+    tail -2 /tmp/ggml-build.log
     tbo="$GGML_WORK/build/bin/test-backend-ops"
     step "ggml: q6_K MUL_MAT cases, route strict then off"
-    GGML_CUDA_MMQGEN=2 timeout 150 "$tbo" test -o MUL_MAT -b CUDA0 -p type_a=q6_K > "$OUT/test-strict.txt" 2>&1
+    GGML_CUDA_MMQGEN=2 timeout 100 "$tbo" test -o MUL_MAT -b CUDA0 -p type_a=q6_K > "$OUT/test-strict.txt" 2>&1
     echo "strict exit $?"
-    GGML_CUDA_MMQGEN=0 timeout 100 "$tbo" test -o MUL_MAT -b CUDA0 -p type_a=q6_K > "$OUT/test-off.txt" 2>&1
+    GGML_CUDA_MMQGEN=0 timeout 60 "$tbo" test -o MUL_MAT -b CUDA0 -p type_a=q6_K > "$OUT/test-off.txt" 2>&1
     echo "off exit $?"
     python3 integrations/ggml/verdicts.py "$OUT/test-off.txt" "$OUT/test-strict.txt" "$OUT/test-strict.txt" \
         | tee "$OUT/test-verdicts.md" | head -8
     step "ggml: perf, route off and on"
-    timeout 170 bash integrations/ggml/run.sh --lib "$PWD/$D/libmmqgen.so" --work "$GGML_WORK" --arch 90-real \
-        --only perf $(shapes $NINE 4096,1,4096 14336,1,4096 4096,8,4096 4096,32,4096 4096,128,4096) "$D/ggml.tar.gz"
+    timeout 100 bash integrations/ggml/run.sh --lib "$PWD/$D/libmmqgen.so" --work "$GGML_WORK" --arch 90-real \
+        --only perf $(shapes $NINE 4096,1,4096 4096,8,4096 4096,128,4096) "$D/ggml.tar.gz"
     echo "perf exit $?"
     step "ggml: memory"
-    timeout 60 bash integrations/ggml/run.sh --lib "$PWD/$D/libmmqgen.so" --work "$GGML_WORK" --arch 90-real \
+    timeout 40 bash integrations/ggml/run.sh --lib "$PWD/$D/libmmqgen.so" --work "$GGML_WORK" --arch 90-real \
         --only memory "$D/ggml.tar.gz"
-    cp "$GGML_WORK"/perf*.txt "$GGML_WORK"/perf.md "$GGML_WORK"/memory.txt "$OUT/" 2>/dev/null
+    cp "$GGML_WORK"/perf*.txt "$GGML_WORK"/perf.md "$GGML_WORK"/memory.txt /tmp/ggml-build.log "$OUT/" 2>/dev/null
     ;;
 *)
     echo "usage: bash scripts/device/library-lease.sh prepare|library|ggml|all" >&2
