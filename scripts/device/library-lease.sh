@@ -124,7 +124,7 @@ all)
     python3 integrations/ggml/verdicts.py "$OUT/test-off.txt" "$OUT/test-strict.txt" "$OUT/test-strict.txt" \
         | tee "$OUT/test-verdicts.md" | head -8
     step "ggml: perf, route off and on"
-    timeout 100 bash integrations/ggml/run.sh --lib "$PWD/$D/libmmqgen.so" --work "$GGML_WORK" --arch 90-real \
+    timeout 130 bash integrations/ggml/run.sh --lib "$PWD/$D/libmmqgen.so" --work "$GGML_WORK" --arch 90-real \
         --only perf $(shapes $NINE 4096,1,4096 4096,8,4096 4096,128,4096) "$D/ggml.tar.gz"
     echo "perf exit $?"
     step "ggml: memory"
