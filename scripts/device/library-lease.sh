@@ -101,17 +101,6 @@ all)
         --variant wgmma_i12_128x96_tail_producer $(shapes 129,300,2048 1000,77,2816 4096,512,4096) \
         --json "$OUT/parity-raw.jsonl" > "$OUT/parity-raw.txt" 2>&1
     echo "exit $?"; grep -v " pass$" "$OUT/parity-raw.txt" | tail -3
-    step "memcheck: raw_rows"
-    timeout 60 compute-sanitizer --tool memcheck --print-limit 2 "$D/mmqgen" parity --timeout 50 --layout raw \
-        --variant wgmma_i12_128x64_producer --shape 129,300,2048 2>&1 | grep -v "^\[" | tail -2
-    step "bench: the default's picks per layout"
-    for layout in raw padded; do
-        timeout 80 "$D/mmqgen" bench --picks --no-cublas --layout $layout $(shapes $NINE 4096,1,4096 4096,8,4096) \
-            --json "$OUT/bench-$layout.jsonl" > "$OUT/bench-$layout.md" 2>&1
-        echo "bench $layout exit $?"
-    done
-    python3 scripts/device/picks_by_layout.py "$OUT/bench-raw.jsonl" "$OUT/bench-padded.jsonl" \
-        | tee "$OUT/picks-by-layout.md"
     step "ggml: waiting for the build"
     for _ in $(seq 1 100); do pgrep -f "run.sh --lib" > /dev/null || break; sleep 3; done
     tail -2 /tmp/ggml-build.log
@@ -131,6 +120,17 @@ all)
     timeout 40 bash integrations/ggml/run.sh --lib "$PWD/$D/libmmqgen.so" --work "$GGML_WORK" --arch 90-real \
         --only memory "$D/ggml.tar.gz"
     cp "$GGML_WORK"/perf*.txt "$GGML_WORK"/perf.md "$GGML_WORK"/memory.txt /tmp/ggml-build.log "$OUT/" 2>/dev/null
+    step "memcheck: raw_rows"
+    timeout 60 compute-sanitizer --tool memcheck --print-limit 2 "$D/mmqgen" parity --timeout 50 --layout raw \
+        --variant wgmma_i12_128x64_producer --shape 129,300,2048 2>&1 | grep -v "^\[" | tail -2
+    step "bench: the default's picks per layout"
+    for layout in raw padded; do
+        timeout 80 "$D/mmqgen" bench --picks --no-cublas --layout $layout $(shapes $NINE 4096,1,4096 4096,8,4096) \
+            --json "$OUT/bench-$layout.jsonl" > "$OUT/bench-$layout.md" 2>&1
+        echo "bench $layout exit $?"
+    done
+    python3 scripts/device/picks_by_layout.py "$OUT/bench-raw.jsonl" "$OUT/bench-padded.jsonl" \
+        | tee "$OUT/picks-by-layout.md"
     ;;
 *)
     echo "usage: bash scripts/device/library-lease.sh prepare|library|ggml|all" >&2
