@@ -132,8 +132,31 @@ all)
     python3 scripts/device/picks_by_layout.py "$OUT/bench-raw.jsonl" "$OUT/bench-padded.jsonl" \
         | tee "$OUT/picks-by-layout.md"
     ;;
+short)
+    # When little device time is left: the API tests, the raw_rows parity and the picks per layout at five shapes.
+    step "GPU"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    echo "commit $(cat $D/commit)"
+    export MMQGEN_CACHE_DIR=/tmp/mmqgen-cache MMQGEN_REQUIRE_GPU=1
+    step "API: every default rule through Q6kMatrix::matmul, both layouts; ragged raw rows; memory; graph capture"
+    timeout 200 "$D/api_default_rules-test" --test-threads 1 > "$OUT/api-rules.txt" 2>&1
+    echo "exit $?"; grep -E "^test |test result|ran [0-9]+ rule|borrowed 14336|panicked" "$OUT/api-rules.txt" | head -20
+    step "parity: raw_rows and raw entries of the int12 picks"
+    timeout 70 "$D/mmqgen" parity --timeout 40 --layout raw --variant wgmma_i12_128x64_producer \
+        --variant wgmma_i12_128x96_tail_producer $(shapes 129,300,2048 1000,77,2816 4096,512,4096) \
+        --json "$OUT/parity-raw.jsonl" > "$OUT/parity-raw.txt" 2>&1
+    echo "exit $?"; grep -v " pass$" "$OUT/parity-raw.txt" | tail -3
+    step "bench: the default's picks per layout"
+    for layout in raw padded; do
+        timeout 60 "$D/mmqgen" bench --picks --no-cublas --layout $layout \
+            $(shapes 4096,512,4096 14336,512,4096 4096,2048,14336 4096,1,4096 4096,8,4096) \
+            --json "$OUT/bench-$layout.jsonl" > "$OUT/bench-$layout.md" 2>&1
+        echo "bench $layout exit $?"
+    done
+    python3 scripts/device/picks_by_layout.py "$OUT/bench-raw.jsonl" "$OUT/bench-padded.jsonl" \
+        | tee "$OUT/picks-by-layout.md"
+    ;;
 *)
-    echo "usage: bash scripts/device/library-lease.sh prepare|library|ggml|all" >&2
+    echo "usage: bash scripts/device/library-lease.sh prepare|library|ggml|all|short" >&2
     exit 2
     ;;
 esac
