@@ -7,6 +7,7 @@
 //! - [`fields`]: the field table, and turning written fields (macro or TOML) into a description, with sentences;
 //! - [`mod@validate`]: which descriptions are legal;
 //! - [`layout`]: the shared-memory layout, shared by the validator and the renderer;
+//! - [`launch`]: the launch contract: grid, block, shared memory, workspace and the kernels' arguments, as data;
 //! - [`name`]: the canonical name;
 //! - [`spec_file`]: descriptions from TOML;
 //! - [`sweep`]: sweeps, descriptions whose fields hold lists, expanded to their product;
@@ -16,6 +17,7 @@ pub mod arch;
 pub mod description;
 pub mod features;
 pub mod fields;
+pub mod launch;
 pub mod layout;
 pub mod name;
 #[cfg(feature = "render")]

@@ -7,6 +7,8 @@ use crate::arch::FeatureSet;
 use crate::description::*;
 use crate::features::features_used;
 use crate::fields::description_lines;
+pub use crate::launch::{has_raw_rows_entry, KernelNames, STATIC_SHARED_LIMIT};
+use crate::launch::{LaunchContract, SharedMemory};
 use crate::layout::{
     ring_barrier_bytes, ring_fused_records_at_once, ring_record_pieces_at_once, shared_layout,
     stream_offset_in_sums, stream_rows_at_once, FoldRing, Region, SharedLayout, PADDED_BLOCK_BYTES,
@@ -44,18 +46,6 @@ impl RenderedVariant {
     }
 }
 
-/// Entry points of a module.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KernelNames {
-    pub quantize: String,
-    pub raw: String,
-    pub padded: String,
-    /// Raw blocks whose rows the copy engine can reach (16-byte aligned rows): the `refill = tma` engines' third
-    /// entry point, which stages them with bulk tensor copies as the padded one does.
-    pub raw_rows: Option<String>,
-    pub combine: Option<String>,
-}
-
 /// Why a description could not be rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
@@ -67,9 +57,6 @@ pub enum RenderError {
     #[error("template error (a bug in mmqgen's templates): {0}")]
     Template(String),
 }
-
-/// Shared memory a block can get without raising the function attribute.
-pub const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
 
 /// The templates, embedded at build time (name, text).
 macro_rules! embedded_templates {
@@ -413,14 +400,6 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
     layouts
 }
 
-/// Whether `desc` has the `raw_rows` entry point: the stage engines whose blocks arrive by bulk tensor copies
-/// (`refill = tma`, not the rings), which can read raw rows the same way when each row starts 16-byte aligned: a
-/// box of a row's block starts at any 2-byte element of it and lands at the stage's row stride, as a padded block
-/// does (the bytes after the 210 are the next block's, which no lane reads).
-pub fn has_raw_rows_entry(desc: &VariantDescription) -> bool {
-    desc.refill == Refill::Tma && desc.engine != Engine::StreamRing
-}
-
 /// Whether a ring of `threads` names one block an SM in its launch bounds (docs/PERF.md decode log 42): left out,
 /// ptxas plans for several blocks an SM, which a ring's shared memory never allows, and holds it to fewer registers
 /// than one block may have; from 512 threads that is at most 128 a thread (65536 an SM) either way, and naming it
@@ -699,19 +678,14 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     let raw_source = tera
         .render("module.cu.tera", &tera_context)
         .map_err(template_error)?;
+    let contract = LaunchContract::of(desc);
     Ok(RenderedVariant {
-        canonical: canonical.clone(),
+        canonical,
         source: tidy(&raw_source),
-        kernels: KernelNames {
-            quantize: desc.mode.quantizer_kernel(),
-            raw: format!("{canonical}_raw"),
-            padded: format!("{canonical}_padded"),
-            raw_rows: has_raw_rows_entry(desc).then(|| format!("{canonical}_raw_rows")),
-            combine: (desc.ksplit > 1).then(|| format!("{canonical}_combine")),
-        },
+        kernels: contract.kernels,
         shared_bytes: layout.total_bytes,
-        dynamic_shared: context.dynamic_shared,
-        threads: desc.threads(),
+        dynamic_shared: contract.shared != SharedMemory::Static,
+        threads: contract.threads,
         features: features_used(desc),
     })
 }
