@@ -16,7 +16,6 @@ use crate::layout::{
     STREAM_SUPERBLOCKS_PER_PASS,
 };
 use crate::name::canonical_name;
-use crate::validate::validate;
 use crate::{FieldError, CODEGEN_VERSION};
 use mmqgen_formats::q6k;
 use serde::Serialize;
@@ -663,7 +662,7 @@ const PRODUCER_REGISTERS: u32 = 24;
 
 /// Renders a description into its CUDA module. Refuses invalid descriptions with the validator's sentences.
 pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError> {
-    validate(desc).map_err(|errors| RenderError::Invalid {
+    crate::plan::plan(desc).map_err(|errors| RenderError::Invalid {
         name: desc.name.to_string(),
         errors,
     })?;
