@@ -344,6 +344,17 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     );
     check(
         &mut errors,
+        desc.segment == Segment::Registers || desc.mode != NumericsMode::F32Per16,
+        "segment",
+        format!(
+            "segment = shared keeps each output's running segment in shared memory and scales a super-block's \
+             integer sums into it once, at its end; mode f32_per16 adds a float into it every chunk instead: \
+             segment must be registers; got {} with mode {}",
+            desc.segment, desc.mode
+        ),
+    );
+    check(
+        &mut errors,
         !desc.archs.is_empty(),
         "archs",
         format!(
