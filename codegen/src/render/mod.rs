@@ -3,6 +3,8 @@
 //! typed `RenderContext` (numbers, flags and keywords, no CUDA text), so that the templates write all the code
 //! and the generated file holds only the arms the description selects.
 
+mod abi;
+
 use crate::arch::FeatureSet;
 use crate::description::*;
 use crate::features::features_used;
@@ -354,6 +356,26 @@ struct RenderContext {
     weight_pieces_fill_threads: bool,
     /// Floats per activation-scale copy.
     activation_scale_piece_floats: u32,
+
+    // The entry points' declarations and the matmul body's, from the launch contract ([`abi`]).
+    /// The entry points' parameters, after `(`.
+    entry_parameters: String,
+    /// The matmul body's parameters, after `(`, and the entry points' call of it.
+    main_parameters: String,
+    main_arguments: String,
+    /// The parameters the matmul's body uses, by name (the ring's call).
+    used_arguments: String,
+    /// `__launch_bounds__`' arguments, and the cluster's shape before it (or nothing).
+    launch_bounds: String,
+    cluster_dims: &'static str,
+
+    // The tile scheduler's interface (docs/KERNELS.md, "The last wave").
+    /// The K window at a position of the block's windows: `{{ k_window }}position{{ k_window_end }}` (the position
+    /// itself unless the scheduler reorders a split tile's super-blocks).
+    k_window: &'static str,
+    k_window_end: &'static str,
+    /// The matmul body's template parameter for a split tile's part, after `Layout` (or nothing).
+    split_part_parameter: &'static str,
 }
 
 fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
@@ -512,6 +534,11 @@ fn render_context(
     let rows_at_once = stream_rows_at_once(desc.tile_n);
     let (helper_registers, tile_registers) = helper_registers(desc);
     // Shared totals and segments step by the threads that hold outputs.
+    let contract = LaunchContract::of(desc);
+    let split_tiles = matches!(
+        contract.schedule.decomposition,
+        crate::launch::Decomposition::LastWaveSplit { .. }
+    );
     let output_stride = if desc.fold_warps > 0 {
         "TILE_THREADS"
     } else {
@@ -628,6 +655,15 @@ fn render_context(
         activation_pieces_fill_threads: activation_pieces.is_multiple_of(desc.main_loop_threads()),
         weight_pieces_fill_threads: weight_pieces.is_multiple_of(desc.main_loop_threads()),
         activation_scale_piece_floats: activation_scale_piece / 4,
+        entry_parameters: abi::entry_parameters(&contract),
+        main_parameters: abi::main_parameters(&contract),
+        main_arguments: abi::main_arguments(&contract),
+        used_arguments: abi::used_arguments(&contract),
+        launch_bounds: abi::launch_bounds(desc, ring_names_blocks_per_sm(desc.threads())),
+        cluster_dims: abi::cluster_dims(desc),
+        k_window: if split_tiles { "k_window(" } else { "" },
+        k_window_end: if split_tiles { ")" } else { "" },
+        split_part_parameter: if split_tiles { ", bool SPLIT_PART" } else { "" },
     }
 }
 
