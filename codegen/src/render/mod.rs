@@ -4,6 +4,8 @@
 //! and the generated file holds only the arms the description selects.
 
 mod abi;
+mod components;
+mod header;
 
 use crate::arch::FeatureSet;
 use crate::description::*;
@@ -95,6 +97,47 @@ const TEMPLATES: &[(&str, &str)] = embedded_templates![
     "main_fold_warpgroup.cu.tera",
     "producer_warpgroup.cu.tera",
     "store_totals.cu.tera",
+    "schedule/grid.cu.tera",
+    "schedule/split_k.cu.tera",
+    "schedule/last_wave.cu.tera",
+    "schedule/cluster.cu.tera",
+    "pipeline/single.cu.tera",
+    "pipeline/cp_async.cu.tera",
+    "pipeline/tma.cu.tera",
+    "epilogue/registers.cu.tera",
+    "epilogue/shared.cu.tera",
+    "epilogue/output.cu.tera",
+    "epilogue/split_k.cu.tera",
+    "sums/int_per32.cu.tera",
+    "sums/wgmma_chunks.cu.tera",
+    "sums/int_per256.cu.tera",
+    "sums/int_per256_split.cu.tera",
+    "sums/int12.cu.tera",
+    "math/mma_k16.cu.tera",
+    "math/mma_k32.cu.tera",
+    "math/wgmma.cu.tera",
+    "math/ldmatrix.cu.tera",
+    "helpers/f16_to_f32.cu.tera",
+    "helpers/byte_perm.cu.tera",
+    "helpers/q6_bytes.cu.tera",
+    "helpers/bytes_minus_32.cu.tera",
+    "helpers/q6_minus_32.cu.tera",
+    "helpers/shared_address.cu.tera",
+    "helpers/mbarrier.cu.tera",
+    "helpers/barrier_arrive.cu.tera",
+    "helpers/barrier_arrive_after_copies.cu.tera",
+    "helpers/bulk_copy.cu.tera",
+    "helpers/tensor_maps.cu.tera",
+    "helpers/tensor_copy_3d.cu.tera",
+    "helpers/cluster.cu.tera",
+    "helpers/scale_position.cu.tera",
+    "helpers/cp_async.cu.tera",
+    "helpers/wgmma_shared.cu.tera",
+    "family/stream.cu.tera",
+    "family/ring.cu.tera",
+    "family/ring_fragments.cu.tera",
+    "family/scales.cu.tera",
+    "family/staged.cu.tera",
 ];
 
 /// One region of the shared-memory layout, as the templates name it.
@@ -158,6 +201,14 @@ struct LayoutContext {
     block_piece: u32,
 }
 
+/// One cp.async width the module uses, and its cache policy (16-byte copies bypass L1).
+#[derive(Serialize)]
+struct CpAsyncCopy {
+    width: u32,
+    /// `cg` or `ca`.
+    cache: &'static str,
+}
+
 /// Everything the templates read, one field per name they use. Numbers, flags and keywords only: the
 /// templates write the CUDA.
 #[derive(Serialize)]
@@ -168,6 +219,8 @@ struct RenderContext {
     canonical: String,
     /// The header lines that record the description ([`description_lines`]).
     description_lines: Vec<String>,
+    /// The header's map of shared memory, as comment lines ([`header::shared_memory_lines`]).
+    shared_memory_lines: Vec<String>,
     /// The engine's keyword (`mma_k16`, ...).
     engine: &'static str,
     /// The engine multiplies the folded `h`/`l` planes ([`Engine::is_fold`]).
@@ -376,6 +429,34 @@ struct RenderContext {
     k_window_end: &'static str,
     /// The matmul body's template parameter for a split tile's part, after `Layout` (or nothing).
     split_part_parameter: &'static str,
+    /// The scale a super-block's sums take into the running segment (the row's d, times the token's scale for the
+    /// per-256 modes), as the engine gives d ([`output_scale`]); held in registers first (`output_scale_held`),
+    /// `output_scale` names the held value, else it is the expression itself.
+    output_scale_value: String,
+    output_scale_held: bool,
+    output_scale: String,
+    /// A wgmma's accumulator operands (`%0, %1, ...`, one an output) and their constraints as read-write int or
+    /// float registers (`"+r"(acc[0]), ...`).
+    accumulator_operands: String,
+    int_accumulators_in_out: String,
+    float_accumulators_in_out: String,
+    /// The cp.async copies the module makes, one a width ([`CpAsyncCopy`]).
+    cp_async_copies: Vec<CpAsyncCopy>,
+    /// What a scale fetch arm stages for the engine and mode, as parameters and as the arguments of its call:
+    /// each row's d (the folds), the f32 d*sc pairs (`f32_per16`), or the int8 scales and d.
+    staged_scale_parameters: &'static str,
+    staged_scale_arguments: &'static str,
+    /// The window's 2 kdr scale bytes as one word of this type, its value from the little-endian `words`, and the
+    /// load of `words` from the bytes.
+    scale_word_type: &'static str,
+    scale_word_value: &'static str,
+    scale_words_load: &'static str,
+    /// The alignment of the stage engines' shared memory: what wgmma's swizzled boxes need (dynamic shared
+    /// memory only), what the copy engine's boxes need, or 16 bytes.
+    shared_alignment: u32,
+    /// The extent of the stage engines' static shared memory ([`SharedLayout`]): the whole layout where window
+    /// buffers follow the stages, else the stages and what follows them.
+    static_shared_extent: String,
 }
 
 fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
@@ -534,7 +615,15 @@ fn render_context(
     let rows_at_once = stream_rows_at_once(desc.tile_n);
     let (helper_registers, tile_registers) = helper_registers(desc);
     // Shared totals and segments step by the threads that hold outputs.
+    // With shared totals only int12's scales (two loads and a product an output) are worth the registers:
+    // int_per32's row scales cost one load each, and holding them spills its widest tiles (prefill log 59). A shared
+    // segment holds them all: the compiler cannot tell that its stores miss the stage.
+    let output_scale_held = desc.segment == Segment::Shared
+        || (desc.totals == Totals::Shared && desc.mode == NumericsMode::Int12Per256);
+    let outputs_per_lane = rows_per_warp * tokens_per_warp / 32;
     let contract = LaunchContract::of(desc);
+    // The ring engine's records and sums grow with K: its shared memory is sized at launch.
+    let dynamic_shared = contract.shared != SharedMemory::Static;
     let split_tiles = matches!(
         contract.schedule.decomposition,
         crate::launch::Decomposition::LastWaveSplit { .. }
@@ -549,6 +638,16 @@ fn render_context(
         codegen_version: CODEGEN_VERSION,
         canonical: canonical.to_string(),
         description_lines: description_lines(desc),
+        shared_memory_lines: header::shared_memory_lines(desc, layout, dynamic_shared)
+            .into_iter()
+            .map(|line| {
+                if line.is_empty() {
+                    "//".to_string()
+                } else {
+                    format!("// {line}")
+                }
+            })
+            .collect(),
         engine: desc.engine.keyword(),
         folded,
         prefolded: desc.engine.is_prefolded(),
@@ -613,7 +712,7 @@ fn render_context(
         // H and L kept apart over a super-block: the fold engine always, the prefolded one when asked.
         split_sums: desc.mode == NumericsMode::IntPer256
             && (desc.engine == Engine::MmaK32Fold || desc.accumulator_sets == 2),
-        outputs_per_lane: rows_per_warp * tokens_per_warp / 32,
+        outputs_per_lane,
         fragments_m: rows_per_warp / tile_rows,
         fragments_n: tokens_per_warp / tile_tokens,
         stage_bytes: layout.stage_bytes,
@@ -635,9 +734,7 @@ fn render_context(
         spread_refill: desc.refill == Refill::Spread,
         tma_refill: desc.refill == Refill::Tma,
         stage_barrier_bytes: layout.stage_barrier_bytes,
-        // The ring engine's records and sums grow with K: its shared memory is sized at launch.
-        dynamic_shared: layout.total_bytes > STATIC_SHARED_LIMIT
-            || desc.engine == Engine::StreamRing,
+        dynamic_shared,
         regions,
         window_regions,
         window_buffers: layout.window_buffers,
@@ -646,7 +743,7 @@ fn render_context(
         block_fetches,
         needs_scale_words,
         scale_words: (2 * desc.kdr).div_ceil(4),
-        cp_async_widths,
+        cp_async_widths: cp_async_widths.clone(),
         cp_async_activations: cpa,
         cp_async_plane: cpp,
         activation_piece,
@@ -664,6 +761,99 @@ fn render_context(
         k_window: if split_tiles { "k_window(" } else { "" },
         k_window_end: if split_tiles { ")" } else { "" },
         split_part_parameter: if split_tiles { ", bool SPLIT_PART" } else { "" },
+        cp_async_copies: cp_async_widths
+            .iter()
+            .map(|&width| CpAsyncCopy {
+                width,
+                cache: if width == 16 { "cg" } else { "ca" },
+            })
+            .collect(),
+        staged_scale_parameters: match (folded, desc.mode) {
+            (true, _) => "float* d",
+            (false, NumericsMode::F32Per16) => "ScalePair* dsc",
+            (false, _) => "int8* sc, float* d",
+        },
+        staged_scale_arguments: match (folded, desc.mode) {
+            (true, _) => "d",
+            (false, NumericsMode::F32Per16) => "dsc",
+            (false, _) => "sc, d",
+        },
+        scale_word_type: match desc.kdr {
+            1 => "uint16",
+            2 => "uint32",
+            4 => "uint32x2",
+            _ => "uint32x4",
+        },
+        scale_word_value: match desc.kdr {
+            1 => "(uint16)words[0]",
+            2 => "words[0]",
+            4 => "uint32x2{words[0], words[1]}",
+            _ => "uint32x4{words[0], words[1], words[2], words[3]}",
+        },
+        scale_words_load: match desc.kdr {
+            1 => "words[0] = *(const uint16*)bytes;",
+            2 => "words[0] = *(const uint32*)bytes;",
+            4 => "const uint32x2 pair = *(const uint32x2*)bytes;\n    words[0] = pair.x; words[1] = pair.y;",
+            _ => "const uint32x4 quad = *(const uint32x4*)bytes;\n    words[0] = quad.x; words[1] = quad.y; words[2] = quad.z; words[3] = quad.w;",
+        },
+        accumulator_operands: (0..outputs_per_lane)
+            .map(|o| format!("%{o}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        int_accumulators_in_out: (0..outputs_per_lane)
+            .map(|o| format!("\"+r\"(acc[{o}])"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        float_accumulators_in_out: (0..outputs_per_lane)
+            .map(|o| format!("\"+f\"(acc[{o}])"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        output_scale_value: output_scale(desc),
+        output_scale_held,
+        output_scale: if output_scale_held {
+            "output_scale[o]".to_string()
+        } else {
+            output_scale(desc)
+        },
+        shared_alignment: match (desc.refill, desc.engine.is_wgmma()) {
+            (Refill::Tma, true) if dynamic_shared => 1024,
+            (Refill::Tma, _) => 128,
+            _ => 16,
+        },
+        static_shared_extent: if !layout.window_regions.is_empty() {
+            layout.total_bytes.to_string()
+        } else if desc.totals == Totals::Shared
+            || desc.segment == Segment::Shared
+            || desc.refill == Refill::Tma
+        {
+            format!(
+                "STAGES * STAGE_BYTES + {}",
+                layout.totals_bytes + layout.segment_bytes + layout.stage_barrier_bytes
+            )
+        } else {
+            "STAGES * STAGE_BYTES".to_string()
+        },
+    }
+}
+
+/// The scale of output `o`'s super-block sums: the row's d (a lambda of the row for the engines that read it from the
+/// staged blocks or the fold warps, an array otherwise), times the token's activation scale for the per-256 modes
+/// (staged at its scale_position by the copy engine).
+fn output_scale(desc: &VariantDescription) -> String {
+    let regfold = desc.engine.builds_rows_in_registers();
+    match desc.mode {
+        NumericsMode::F32Per16 => String::new(),
+        NumericsMode::IntPer32 if regfold => "weight_d(row_of(o))".to_string(),
+        NumericsMode::IntPer32 => "weight_d[row_of(o)]".to_string(),
+        NumericsMode::IntPer256 => {
+            "__fmul_rn(weight_d[row_of(o)], activation_d[token_of(o)])".to_string()
+        }
+        NumericsMode::Int12Per256 if desc.refill == Refill::Tma => {
+            "__fmul_rn(weight_d(row_of(o)), activation_d[scale_position(token_of(o))])".to_string()
+        }
+        NumericsMode::Int12Per256 => {
+            "__fmul_rn(weight_d(row_of(o)), activation_d[token_of(o)])".to_string()
+        }
     }
 }
 
@@ -706,10 +896,28 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     let layout = shared_layout(desc);
     let context = render_context(desc, &canonical, &layout);
     let template_error = |e: tera::Error| RenderError::Template(format!("{e:?}"));
-    let tera_context = tera::Context::from_serialize(&context).map_err(template_error)?;
+    let mut tera_context = tera::Context::from_serialize(&context).map_err(template_error)?;
     let mut tera = tera::Tera::default();
     tera.add_raw_templates(TEMPLATES.to_vec())
         .map_err(template_error)?;
+    // The matmul's components fill the hub's slots (components.rs).
+    for slot in components::SLOTS {
+        tera_context.insert(*slot, "");
+    }
+    for component in components::components(desc, &context) {
+        let rendered = tera
+            .render(component, &tera_context)
+            .map_err(template_error)?;
+        for (slot, text) in components::sections(&rendered) {
+            // A later component's section follows an earlier one's in the same slot.
+            let earlier = tera_context
+                .get(&slot)
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string();
+            tera_context.insert(slot, &(earlier + &text));
+        }
+    }
     let raw_source = tera
         .render("module.cu.tera", &tera_context)
         .map_err(template_error)?;
