@@ -5,43 +5,29 @@
 //!
 //! A component is one template. Its rendered text holds sections, each starting at a line `//@ <slot>` and running
 //! to the next such line (what comes before the first is dropped): each section is the text of the hub's slot of
-//! that name, `{{- slot }}` there. A slot no component fills is empty.
+//! that name, `{{- slot }}` there, from a line break on; a bare `//@` ending a section keeps a blank line after it.
+//! Sections of the same slot from several components follow each other. A slot no component fills is empty.
 
 use super::RenderContext;
 use crate::description::*;
 use crate::launch::{Decomposition, TileSchedule};
 
-/// Every slot of the hub, empty unless a component fills it.
-pub(super) const SLOTS: &[&str] = &[
-    "schedule_helpers",
-    "schedule_tiles",
-    "schedule_segments",
-    "schedule_windows",
-    "schedule_finish",
-    "schedule_segment_ends",
-    "schedule_segment_stored",
-    "pipeline_quantizer_wait",
-    "pipeline_producer",
-    "pipeline_setup",
-    "pipeline_window_start",
-    "pipeline_window_end",
-    "pipeline_refill",
-    "epilogue_totals",
-    "epilogue_totals_zero",
-    "epilogue_segment_end",
-    "epilogue_store",
-    "sums_declare",
-    "sums_zero",
-    "sums_scales",
-    "sums_fma",
-    "engine_window",
-    "engine_math",
-    "helpers",
-    "family",
-];
-
 /// The line that starts a section.
 const SECTION: &str = "//@ ";
+
+/// Every slot some component fills: the names its templates' sections start with (each empty until a component of
+/// this module fills it), so that a new slot is declared by the component that fills it.
+pub(super) fn slots(templates: &[(&str, &'static str)]) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = templates
+        .iter()
+        .flat_map(|(_, text)| text.lines())
+        .filter_map(|line| line.strip_prefix(SECTION))
+        .map(str::trim)
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
 
 /// The components of `desc`'s module, in the order they are rendered: the helpers it calls, then its matmul's
 /// (none for the streaming engines, whose templates are whole).
@@ -53,15 +39,47 @@ pub(super) fn components(desc: &VariantDescription, context: &RenderContext) -> 
             return components;
         }
         (Engine::StreamRing, RingLanes::Fragments) => {
+            components.push(if desc.warps_k > 1 {
+                "fragments/k_groups.cu.tera"
+            } else {
+                "fragments/one_group.cu.tera"
+            });
+            components.push(if desc.warps_n > 1 {
+                "fragments/token_pair.cu.tera"
+            } else {
+                "fragments/token_single.cu.tera"
+            });
             components.push("family/ring_fragments.cu.tera");
             return components;
         }
-        (Engine::StreamRing, _) => {
+        (Engine::StreamRing, lanes) => {
+            // The ring's schedule first: the others' sections hold its slots.
+            components.push(if desc.ksplit > 1 {
+                "ring/split_k.cu.tera"
+            } else {
+                "ring/whole.cu.tera"
+            });
+            components.push(if desc.token_unroll == 1 {
+                "ring/token_loop.cu.tera"
+            } else {
+                "ring/tokens_unrolled.cu.tera"
+            });
+            components.push(if lanes == RingLanes::Rows {
+                "ring/rows.cu.tera"
+            } else {
+                "ring/superblocks.cu.tera"
+            });
+            components.push(if desc.quantizer == Quantizer::Fused {
+                "ring/fused.cu.tera"
+            } else {
+                "ring/separate.cu.tera"
+            });
             components.push("family/ring.cu.tera");
             return components;
         }
         _ => {}
     }
+    components.push("family/tile.cu.tera");
     components.extend(engine_math(desc.engine));
     components.extend([scheduler(desc), pipeline(desc), epilogue(desc)]);
     if desc.producer == Producer::Warpgroup {
@@ -69,6 +87,7 @@ pub(super) fn components(desc: &VariantDescription, context: &RenderContext) -> 
     }
     components.extend(sums(desc));
     components.push(engine_window(desc.engine));
+    components.extend(stage_loads(desc));
     // The module's stage part last: it includes the hub whose slots the others fill.
     if !desc.engine.builds_rows_in_registers() {
         components.push("family/scales.cu.tera");
@@ -162,6 +181,38 @@ fn engine_math(engine: Engine) -> Vec<&'static str> {
     }
 }
 
+/// How a stage is loaded: the register engines' blocks; the threads' own copies of the weights (as blocks,
+/// prefolded planes or expanded), their scales and the tokens, with the cp.async pipeline's refills; or the copy
+/// engine's. The parts of a load come before the load, which holds their slots.
+fn stage_loads(desc: &VariantDescription) -> Vec<&'static str> {
+    let regfold = desc.engine.builds_rows_in_registers();
+    let mut parts = Vec::new();
+    if desc.refill != Refill::Tma {
+        parts.push(if regfold {
+            "stage/weights_blocks.cu.tera"
+        } else if desc.engine.is_prefolded() {
+            "stage/weights_prefolded.cu.tera"
+        } else {
+            "stage/weights_expand.cu.tera"
+        });
+        if !regfold {
+            parts.push("stage/scales.cu.tera");
+        }
+        if desc.engine != Engine::WgmmaF16Regfold {
+            parts.push("stage/tokens.cu.tera");
+        }
+    }
+    if regfold {
+        parts.push("stage/blocks.cu.tera");
+    }
+    match (desc.refill, desc.stages) {
+        (Refill::Tma, _) => parts.push("stage/tma.cu.tera"),
+        (_, 1) => parts.push("stage/load.cu.tera"),
+        _ => parts.extend(["stage/load.cu.tera", "stage/cp_async_refill.cu.tera"]),
+    }
+    parts
+}
+
 /// The engine's work on a staged window (its body: what it computes from the stage into the mode's sums).
 fn engine_window(engine: Engine) -> &'static str {
     match engine {
@@ -246,13 +297,22 @@ pub(super) fn sections(rendered: &str) -> Vec<(String, String)> {
         }
     }
     out.into_iter()
-        .map(|(name, lines)| {
+        .map(|(name, mut lines)| {
+            // A bare `//@` ending a section keeps a blank line after it (what an included file's last line break
+            // left there before).
+            while lines.last().is_some_and(|line| line.trim().is_empty()) {
+                lines.pop();
+            }
+            let blank_after = lines.last() == Some(&SECTION.trim_end());
+            if blank_after {
+                lines.pop();
+            }
             let text = lines.join("\n");
             let text = text.trim_end();
-            let text = if text.is_empty() {
-                String::new()
-            } else {
-                format!("\n{text}")
+            let text = match (text.is_empty(), blank_after) {
+                (true, _) => String::new(),
+                (false, false) => format!("\n{text}"),
+                (false, true) => format!("\n{text}\n"),
             };
             (name, text)
         })
@@ -264,14 +324,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_slots_are_the_components_sections() {
+        let slots = slots(super::super::TEMPLATES);
+        for slot in [
+            "schedule_tiles",
+            "pipeline_setup",
+            "engine_window",
+            "helpers",
+            "family",
+        ] {
+            assert!(slots.contains(&slot), "{slot}: {slots:?}");
+        }
+    }
+
+    #[test]
     fn sections_split_at_their_markers() {
-        let rendered = "dropped\n//@ a\n    one\n\n    two\n\n//@ b\n//@ c\n\n    three\n";
+        let rendered = "dropped\n//@ a\n    one\n\n    two\n\n//@ b\n//@ c\n\n    three\n//@\n\n";
         assert_eq!(
             sections(rendered),
             [
                 ("a".to_string(), "\n    one\n\n    two".to_string()),
                 ("b".to_string(), String::new()),
-                ("c".to_string(), "\n\n    three".to_string()),
+                ("c".to_string(), "\n\n    three\n".to_string()),
             ]
         );
     }

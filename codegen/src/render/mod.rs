@@ -1,7 +1,11 @@
 //! Rendering: a validated description -> one CUDA module (docs/KERNELS.md), through the tera templates in
-//! `templates/` (embedded at build time). Everything the templates branch on is computed here, once, into one
-//! typed `RenderContext` (numbers, flags and keywords, no CUDA text), so that the templates write all the code
-//! and the generated file holds only the arms the description selects.
+//! `templates/` (embedded at build time). What the templates need is computed here, once, into one typed
+//! `RenderContext`, and the module is composed of components (`components.rs`): which scheduler, pipeline,
+//! epilogue, sums, engine body, helpers and stage loads a description takes is decided here, so that the templates
+//! write the code without branching on it and the generated file holds only the parts the description selects.
+//!
+//! One job per module: `components` (which templates fill which slots), `abi` (the entry points' declarations
+//! from the launch contract), `header` (the header's map of shared memory).
 
 mod abi;
 mod components;
@@ -61,84 +65,8 @@ pub enum RenderError {
     Template(String),
 }
 
-/// The templates, embedded at build time (name, text).
-macro_rules! embedded_templates {
-    ($($name:literal),* $(,)?) => {
-        &[$(($name, include_str!(concat!("../../../templates/", $name)))),*]
-    };
-}
-const TEMPLATES: &[(&str, &str)] = embedded_templates![
-    "module.cu.tera",
-    "prelude.cu.tera",
-    "quantize_activations.cu.tera",
-    "scales.cu.tera",
-    "stage.cu.tera",
-    "load_stage.cu.tera",
-    "stage_scales.cu.tera",
-    "kernel.cu.tera",
-    "engine_dp4a.cu.tera",
-    "engine_mma_k16.cu.tera",
-    "engine_mma_k32_fold.cu.tera",
-    "engine_mma_k32_prefolded.cu.tera",
-    "engine_mma_k32_regfold.cu.tera",
-    "fold_registers.cu.tera",
-    "engine_wgmma_k32_prefolded.cu.tera",
-    "engine_wgmma_k32_regfold.cu.tera",
-    "engine_wgmma_f16_regfold.cu.tera",
-    "fold_f16.cu.tera",
-    "chunk_scales.cu.tera",
-    "superblock_end.cu.tera",
-    "stream.cu.tera",
-    "stream_ring.cu.tera",
-    "stream_ring_fragments.cu.tera",
-    "mma_k16.cu.tera",
-    "split_k.cu.tera",
-    "tail_parts.cu.tera",
-    "main_fold_warpgroup.cu.tera",
-    "producer_warpgroup.cu.tera",
-    "store_totals.cu.tera",
-    "schedule/grid.cu.tera",
-    "schedule/split_k.cu.tera",
-    "schedule/last_wave.cu.tera",
-    "schedule/cluster.cu.tera",
-    "pipeline/single.cu.tera",
-    "pipeline/cp_async.cu.tera",
-    "pipeline/tma.cu.tera",
-    "epilogue/registers.cu.tera",
-    "epilogue/shared.cu.tera",
-    "epilogue/output.cu.tera",
-    "epilogue/split_k.cu.tera",
-    "sums/int_per32.cu.tera",
-    "sums/wgmma_chunks.cu.tera",
-    "sums/int_per256.cu.tera",
-    "sums/int_per256_split.cu.tera",
-    "sums/int12.cu.tera",
-    "math/mma_k16.cu.tera",
-    "math/mma_k32.cu.tera",
-    "math/wgmma.cu.tera",
-    "math/ldmatrix.cu.tera",
-    "helpers/f16_to_f32.cu.tera",
-    "helpers/byte_perm.cu.tera",
-    "helpers/q6_bytes.cu.tera",
-    "helpers/bytes_minus_32.cu.tera",
-    "helpers/q6_minus_32.cu.tera",
-    "helpers/shared_address.cu.tera",
-    "helpers/mbarrier.cu.tera",
-    "helpers/barrier_arrive.cu.tera",
-    "helpers/barrier_arrive_after_copies.cu.tera",
-    "helpers/bulk_copy.cu.tera",
-    "helpers/tensor_maps.cu.tera",
-    "helpers/tensor_copy_3d.cu.tera",
-    "helpers/cluster.cu.tera",
-    "helpers/scale_position.cu.tera",
-    "helpers/cp_async.cu.tera",
-    "helpers/wgmma_shared.cu.tera",
-    "family/stream.cu.tera",
-    "family/ring.cu.tera",
-    "family/ring_fragments.cu.tera",
-    "family/scales.cu.tera",
-    "family/staged.cu.tera",
-];
+/// The templates, embedded at build time (name, text): every file under templates/ (codegen/build.rs).
+const TEMPLATES: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/templates.rs"));
 
 /// One region of the shared-memory layout, as the templates name it.
 #[derive(Serialize)]
@@ -199,6 +127,8 @@ struct LayoutContext {
     /// Bytes per copy when a block is staged as it is (`mma_k32_regfold`): cp.async 16 on the padded layout,
     /// 16-bit loads on the raw one.
     block_piece: u32,
+    /// What the layout is, in a sentence for the source.
+    about: String,
 }
 
 /// One cp.async width the module uses, and its cache policy (16-byte copies bypass L1).
@@ -209,8 +139,9 @@ struct CpAsyncCopy {
     cache: &'static str,
 }
 
-/// Everything the templates read, one field per name they use. Numbers, flags and keywords only: the
-/// templates write the CUDA.
+/// Everything the templates read, one field per name they use: numbers, flags and keywords, and the few values a
+/// component's interface passes as text (the parameter lists of the launch contract, the scale a mode's sums take,
+/// the word that holds a window's scale bytes): the templates write the code around them.
 #[derive(Serialize)]
 struct RenderContext {
     /// [`CODEGEN_VERSION`], recorded in the header.
@@ -440,6 +371,19 @@ struct RenderContext {
     accumulator_operands: String,
     int_accumulators_in_out: String,
     float_accumulators_in_out: String,
+    // Which share of a stage's copies a call makes: all of them, a slice of a spread refill, or the fold warps'.
+    /// The first piece and the step between a thread's pieces.
+    slice_start: &'static str,
+    slice_step: &'static str,
+    /// The block copier's parameters and the thread that copies (`load_stage_blocks`).
+    copy_share_parameters: &'static str,
+    copy_thread: &'static str,
+    /// A stage load's slice parameters, the arguments that pass them on, and the first windows' whole slice.
+    slice_parameters: &'static str,
+    slice_arguments: &'static str,
+    first_slice_arguments: &'static str,
+    /// The ring's matmul body's workspace parameter, on a line of its own, where its contract uses the workspace.
+    ring_segments_parameter: &'static str,
     /// The cp.async copies the module makes, one a width ([`CpAsyncCopy`]).
     cp_async_copies: Vec<CpAsyncCopy>,
     /// What a scale fetch arm stages for the engine and mode, as parameters and as the arguments of its call:
@@ -475,6 +419,10 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
             run_width: 2,
             fetch: raw_fetch,
             block_piece: 2,
+            about: format!(
+                "Raw GGUF blocks: {} bytes, only 2-byte aligned, so weight bytes are read 16 bits at a time.",
+                q6k::BLOCK_BYTES
+            ),
         },
         LayoutContext {
             name: "padded",
@@ -485,6 +433,9 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
             run_width: desc.expand.bytes(),
             fetch: desc.scale_fetch.keyword(),
             block_piece: 16,
+            about: format!(
+                "Padded blocks: {PADDED_BLOCK_BYTES} bytes, 16-byte aligned, so the declared load widths apply."
+            ),
         },
     ];
     if has_raw_rows_entry(desc) {
@@ -497,6 +448,10 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
             run_width: 2,
             fetch: raw_fetch,
             block_piece: 2,
+            about: "Raw GGUF blocks in rows that start 16-byte aligned (K a multiple of 2048): a box of a row's block \
+                    starts at any 2-byte element, so a stage's blocks arrive by bulk tensor copies and land at the \
+                    stage's row stride as padded ones do."
+                .to_string(),
         });
     }
     layouts
@@ -621,6 +576,7 @@ fn render_context(
     let output_scale_held = desc.segment == Segment::Shared
         || (desc.totals == Totals::Shared && desc.mode == NumericsMode::Int12Per256);
     let outputs_per_lane = rows_per_warp * tokens_per_warp / 32;
+    let spread = desc.refill == Refill::Spread;
     let contract = LaunchContract::of(desc);
     // The ring engine's records and sums grow with K: its shared memory is sized at launch.
     let dynamic_shared = contract.shared != SharedMemory::Static;
@@ -761,6 +717,34 @@ fn render_context(
         k_window: if split_tiles { "k_window(" } else { "" },
         k_window_end: if split_tiles { ")" } else { "" },
         split_part_parameter: if split_tiles { ", bool SPLIT_PART" } else { "" },
+        slice_start: if spread { "slice * THREADS" } else { "0" },
+        slice_step: match (spread, desc.fold_warps) {
+            (true, _) => "slices * THREADS",
+            (false, 0) => "THREADS",
+            (false, _) => "threads",
+        },
+        copy_share_parameters: match (spread, desc.fold_warps) {
+            (true, _) => ", int slice, int slices",
+            (false, 0) => "",
+            (false, _) => ", int thread, int threads",
+        },
+        copy_thread: if desc.fold_warps > 0 {
+            "thread"
+        } else {
+            "threadIdx.x"
+        },
+        slice_parameters: if spread {
+            ",\n                                           int slice, int slices"
+        } else {
+            ""
+        },
+        slice_arguments: if spread { ", slice, slices" } else { "" },
+        first_slice_arguments: if spread { ", 0, 1" } else { "" },
+        ring_segments_parameter: if contract.uses_workspace() {
+            "\n                                          float* __restrict__ segments,"
+        } else {
+            ""
+        },
         cp_async_copies: cp_async_widths
             .iter()
             .map(|&width| CpAsyncCopy {
@@ -901,8 +885,8 @@ pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError>
     tera.add_raw_templates(TEMPLATES.to_vec())
         .map_err(template_error)?;
     // The matmul's components fill the hub's slots (components.rs).
-    for slot in components::SLOTS {
-        tera_context.insert(*slot, "");
+    for slot in components::slots(TEMPLATES) {
+        tera_context.insert(slot, "");
     }
     for component in components::components(desc, &context) {
         let rendered = tera
