@@ -865,7 +865,7 @@ fn bad_configs_get_their_sentences() {
     let cases: Vec<(String, &str)> = vec![
         (
             rule(&format!("{base}variant = \"nope\"")),
-            "rule 1 'r': no variant named 'nope': known variants are dp4a_f32_per16, dp4a_int_per32,",
+            "rule 1 'r': no variant named 'nope': known variants are dp4a_f32_per16, r41, r42, r56, dp4a_int_per32,",
         ),
         (
             rule("arch = \"sm_90\"\ntokens = [16, 1]\nvariant = \"r56\""),
