@@ -4,7 +4,7 @@
 //!
 //! The parent never touches the GPU. For each case it re-executes its own binary (`std::env::current_exe()`)
 //! with the arguments that led to this subcommand plus a hidden `--child VARIANT --shape m,n,k --layout L`;
-//! the child runs [`crate::check::run_case`] and prints one line ([`ParityRow::encode`]) on stdout. A child
+//! the child runs [`crate::check::run_case`] and prints one line ([`crate::check::ParityRow::encode`]) on stdout. A child
 //! that crashes, times out or prints no line becomes a failed row with the last line of its stderr. On sampled
 //! shapes the first variant of a numerics mode that passes saves its output, and every later variant of that
 //! mode (same inputs, so the same bits) is compared with it output by output.
