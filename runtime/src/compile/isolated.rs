@@ -7,7 +7,7 @@
 //! [`serve_if_asked`] first (as [`crate::cli::main_with`] does). A crash there is a
 //! [`CompileError::Crashed`], one sentence, and the caller carries on with the next program.
 //!
-//! What stays in the calling process: every check that compiles nothing ([`super::nvrtc::preflight`]: the
+//! What stays in the calling process: every check that compiles nothing (`nvrtc::preflight`: the
 //! architecture, NVRTC's presence and version), so their typed errors are the same either way, and the cache
 //! ([`super::cache`]), whose key needs only the NVRTC version.
 //!
