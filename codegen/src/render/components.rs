@@ -8,7 +8,7 @@
 //! that name, `{{- slot }}` there, from a line break on; a bare `//@` ending a section keeps a blank line after it.
 //! Sections of the same slot from several components follow each other. A slot no component fills is empty.
 
-use super::RenderContext;
+use super::context::RenderContext;
 use crate::description::*;
 use crate::launch::{Decomposition, TileSchedule};
 
