@@ -495,7 +495,8 @@ impl CpAsync {
 }
 
 impl VariantDescription {
-    /// The explicit defaults every omitted field takes (the README lists them too).
+    /// The explicit defaults an omitted field takes (the README lists them too), unless its engine refuses the
+    /// value: then the engine's ([`crate::engine::fill_defaults`]).
     pub const DEFAULTS: VariantDescription = VariantDescription {
         name: Cow::Borrowed(""),
         engine: Engine::Dp4a,

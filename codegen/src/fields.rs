@@ -4,9 +4,9 @@
 //!
 //! [`FIELD_TABLE`] is the one list of the fields: [`FIELDS`], [`set_field`], the header lines
 //! ([`description_lines`]), the TOML a config carries, the sweep tags and the macro's expansion come from it,
-//! and the defaults from [`VariantDescription::DEFAULTS`]. A new value of an enum field touches the enum (its
-//! `ALL` and `keyword`) and the templates that use it; a new field, the struct, `DEFAULTS`, one table entry,
-//! and the canonical name where it changes the source.
+//! and the defaults from [`VariantDescription::DEFAULTS`] and each engine's ([`crate::engine::fill_defaults`]).
+//! A new value of an enum field touches the enum (its `ALL` and `keyword`) and the templates that use it; a new
+//! field, the struct, `DEFAULTS`, one table entry, and the canonical name where it changes the source.
 
 use crate::description::*;
 use mmqgen_formats::input::shown;
@@ -519,8 +519,9 @@ pub fn set_field(
     }
 }
 
-/// Builds a description from `(field, value)` pairs in the order written: defaults for what is omitted,
-/// an error for a repeated field. Returns every field error, not just the first.
+/// Builds a description from `(field, value)` pairs in the order written: defaults for what is omitted (the
+/// engine's, [`crate::engine::fill_defaults`], where the global one is a value the engine refuses), an error for a
+/// repeated field. Returns every field error, not just the first.
 pub fn from_fields<'a>(
     pairs: impl IntoIterator<Item = (&'a str, &'a FieldValue)>,
 ) -> Result<VariantDescription, Vec<FieldError>> {
@@ -543,6 +544,8 @@ pub fn from_fields<'a>(
             errors.push(e);
         }
     }
+    // The fields not written take their engine's defaults where the global one is a value the engine refuses.
+    crate::engine::fill_defaults(&mut desc, &|field| seen.contains(&field));
     if !seen.contains(&"name") && errors.is_empty() {
         errors.push(err(
             "name",

@@ -2,7 +2,10 @@
 //!
 //! The same function serves the `variant!` macro (a compile error at the field), the TOML loader and the
 //! runtime, so a rule is written once. Rules follow docs/DESIGN.md D2-D4 and D9-D10 and the shapes the templates
-//! can render; the shared-memory rule uses the renderer's own layout function.
+//! can render; the shared-memory rule uses the renderer's own layout function. The rules here hold for every
+//! engine (the name, the window, the tile, the split, the pipeline, the architectures, occupancy and shared
+//! memory); an engine's own rules, and those of the knobs one engine owns, live with the engine
+//! ([`crate::engine`]).
 
 use crate::arch::{FeatureSet, ARCH_FAMILIES};
 use crate::description::*;
@@ -37,7 +40,7 @@ pub const KSPLITS: [u32; 3] = [1, 2, 4];
 pub const STAGES: [u32; 4] = [1, 2, 3, 4];
 
 /// `a, b or c`, as the sentences spell a short list of legal values.
-fn one_of(values: &[u32]) -> String {
+pub(crate) fn one_of(values: &[u32]) -> String {
     match values {
         [] => String::new(),
         [only] => only.to_string(),
@@ -50,10 +53,6 @@ fn one_of(values: &[u32]) -> String {
         ),
     }
 }
-
-/// Tile warps times blocks per SM from which the int12 copy-engine tile with totals in the output crashes NVRTC
-/// 13.0 (see the rule in [`validate`]).
-pub const CRASHING_WARPS: u32 = 16;
 
 /// Threads per block CUDA allows.
 pub const MAX_THREADS: u32 = 1024;
@@ -70,7 +69,7 @@ fn fail(field: &str, message: String) -> FieldError {
 }
 
 /// Pushes `message` as the refusal of `field` unless `ok`.
-fn require(errors: &mut Vec<FieldError>, ok: bool, field: &str, message: String) {
+pub(crate) fn require(errors: &mut Vec<FieldError>, ok: bool, field: &str, message: String) {
     if !ok {
         errors.push(fail(field, message));
     }
@@ -78,14 +77,18 @@ fn require(errors: &mut Vec<FieldError>, ok: bool, field: &str, message: String)
 
 /// One sentence about several fields that must hold together, filed under the first that does not (so that the
 /// macro points at a field that is wrong).
-fn require_fields(errors: &mut Vec<FieldError>, fields: &[(&str, bool)], message: String) {
+pub(crate) fn require_fields(
+    errors: &mut Vec<FieldError>,
+    fields: &[(&str, bool)],
+    message: String,
+) {
     if let Some((field, _)) = fields.iter().find(|(_, ok)| !ok) {
         errors.push(fail(field, message));
     }
 }
 
 /// The engines that implement only the accurate mode say so in one sentence.
-fn require_int_per32(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
+pub(crate) fn require_int_per32(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
     require(
         errors,
         desc.mode == NumericsMode::IntPer32,
@@ -97,181 +100,15 @@ fn require_int_per32(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
     );
 }
 
-/// The streaming (decode) engine's own rules: it reads whole q6_K blocks from global memory with no staging,
-/// and one lane per output runs the float sequence of NUMERICS.md 5.
-fn validate_stream(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
-    require_int_per32(desc, errors);
-    require_fields(
-        errors,
-        &[
-            ("kdr", desc.kdr == 8),
-            ("stages", desc.stages == 1),
-            ("cp_async_activations", !desc.cp_async_activations.is_on()),
-            ("cp_async_plane", !desc.cp_async_plane.is_on()),
-        ],
-        format!(
-            "engine stream_dp4a reads whole q6_K blocks and the activations straight into registers, a pass \
-             ahead, with nothing staged: kdr must be 8, stages 1 and cp.async off; got kdr = {}, stages = {}, \
-             cp_async_activations = {}, cp_async_plane = {}",
-            desc.kdr, desc.stages, desc.cp_async_activations, desc.cp_async_plane
-        ),
-    );
-    require_fields(
-        errors,
-        &[
-            ("scale_fetch", desc.scale_fetch == ScaleFetch::Narrow),
-            ("expand", desc.expand == ExpandWidth::Uint4),
-        ],
-        format!(
-            "engine stream_dp4a loads each lane's 32-byte runs 16 bytes at a time (padded layout) and its scales \
-             from the block: scale_fetch must be narrow and expand uint4; got {} and {}",
-            desc.scale_fetch, desc.expand
-        ),
-    );
-    let mut check = |ok: bool, field: &str, message: String| require(errors, ok, field, message);
-    check(
-        desc.ksplit == 1,
-        "ksplit",
-        format!(
-            "engine stream_dp4a gives each warp all of K for its rows (rows, not K, fill the GPU): ksplit must \
-             be 1; got {}",
-            desc.ksplit
-        ),
-    );
-    let rows_at_once = crate::layout::stream_rows_at_once(desc.tile_n);
-    let row_unit = desc.warps_m.max(1).saturating_mul(rows_at_once);
-    check(
-        desc.warps_n == 1 && desc.nbj.is_multiple_of(row_unit),
-        "nbj",
-        format!(
-            "engine stream_dp4a gives every warp all the block's tokens and an equal share of its rows, walked \
-             {rows_at_once} at a time at tile_n = {}: warps_n must be 1 and nbj a multiple of warps_m x \
-             {rows_at_once} = {row_unit}; got nbj = {}, warps_n = {}",
-            desc.tile_n, desc.nbj, desc.warps_n
-        ),
-    );
-    check(
-        desc.tile_n <= 32,
-        "tile_n",
-        format!(
-            "engine stream_dp4a runs one lane per token of a row in its float sequence: tile_n must be at most 32; \
-             got {}",
-            desc.tile_n
-        ),
-    );
-}
-
 /// Rows (weight rows or tokens) of one bulk tensor copy's box at most (`refill = tma`): the copy engine's limit.
 pub const TMA_MAX_BOX_ROWS: u32 = 256;
 
-/// Tokens the ring engine takes a block at most: each thread forms every token's sums of its super-block.
-pub const RING_MAX_TOKENS: u32 = 8;
-/// The token tiles of a ring whose warps run mma fragments (`ring_lanes = fragments`): one or two of 8 tokens.
-pub const RING_FRAGMENT_TOKENS: [u32; 2] = [8, 16];
-/// The legal `warps_k` values: groups of a fragment ring's warps along K, each with whole segments.
-pub const RING_WARPS_K: [u32; 3] = [1, 2, 4];
-/// The legal nonzero `fold_warps`: one or two warpgroups.
-pub const FOLD_WARPS: [u32; 2] = [4, 8];
-
-/// The most parts along K a tile of the last wave may take (`tail_parts`).
-pub const MAX_TAIL_PARTS: u32 = 4;
-
-/// The legal `cluster_rows` and `cluster_tokens` values: blocks of a thread-block cluster along each axis.
-pub const CLUSTER_BLOCKS: [u32; 3] = [1, 2, 4];
-/// Blocks a cluster may have in all (the portable cluster size).
-pub const MAX_CLUSTER_BLOCKS: u32 = 8;
-/// Row groups a fragment ring may have: each has a named barrier of its own (1..=15; 0 is the block's).
-pub const RING_FRAGMENT_ROW_GROUPS: u32 = 15;
-
-/// The ring engine's own rules: bulk copies of whole q6_K blocks (on the architectures the feature table gives
-/// them), whole K per block, and a few tokens. (`stages` is the depth of each warp's ring: 1 still works, with no
-/// copy in flight during a stage.)
-fn validate_stream_ring(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
-    require_int_per32(desc, errors);
-    require_fields(
-        errors,
-        &[
-            ("kdr", desc.kdr == 8),
-            ("cp_async_activations", !desc.cp_async_activations.is_on()),
-            ("cp_async_plane", !desc.cp_async_plane.is_on()),
-            ("scale_fetch", desc.scale_fetch == ScaleFetch::Narrow),
-            ("expand", desc.expand == ExpandWidth::Uint4),
-        ],
-        format!(
-            "engine stream_ring copies whole q6_K blocks with bulk copies and stages the tokens itself: kdr must \
-             be 8, cp.async off, scale_fetch narrow and expand uint4; got kdr = {}, cp_async_activations = {}, \
-             cp_async_plane = {}, scale_fetch = {}, expand = {}",
-            desc.kdr, desc.cp_async_activations, desc.cp_async_plane, desc.scale_fetch, desc.expand
-        ),
-    );
-    let mut check = |ok: bool, field: &str, message: String| require(errors, ok, field, message);
-    check(
-        desc.totals == Totals::Registers,
-        "totals",
-        format!(
-            "engine stream_ring sums its super-blocks in shared memory itself: totals must be registers; got {}",
-            desc.totals
-        ),
-    );
-    check(
-        desc.ksplit == 1 || desc.ring_lanes == RingLanes::Superblocks,
-        "ksplit",
-        format!(
-            "engine stream_ring splits K across blocks only when its lanes take super-blocks (ring_lanes = \
-             superblocks); ring_lanes = {} walks all of K in every block: ksplit must be 1; got {}",
-            desc.ring_lanes, desc.ksplit
-        ),
-    );
-    if desc.ring_lanes == RingLanes::Fragments {
-        let tokens_per_warp = desc.tile_n / desc.warps_n.max(1);
-        check(
-            RING_FRAGMENT_TOKENS.contains(&desc.tile_n)
-                && matches!(desc.warps_n, 1 | 2)
-                && desc.tile_n.is_multiple_of(desc.warps_n.max(1))
-                && tokens_per_warp.is_multiple_of(8)
-                && desc.nbj == desc.warps_m.saturating_mul(16)
-                && desc.warps_m.saturating_mul(desc.warps_k) <= RING_FRAGMENT_ROW_GROUPS,
-            "tile_n",
-            format!(
-                "ring_lanes = fragments gives each warp 16 rows as mma fragments against 8 or 16 of the block's \
-                 tokens: tile_n must be {}, warps_n 1 or 2 with at least 8 tokens a warp, nbj 16 x warps_m and \
-                 warps_m x warps_k at most {RING_FRAGMENT_ROW_GROUPS} (a named barrier a row group); got tile_n = {}, \
-                 warps_n = {}, nbj = {}, warps_m = {}, warps_k = {}",
-                one_of(&RING_FRAGMENT_TOKENS),
-                desc.tile_n,
-                desc.warps_n,
-                desc.nbj,
-                desc.warps_m,
-                desc.warps_k
-            ),
-        );
-        check(
-            desc.quantizer == Quantizer::Separate && desc.token_unroll == 0 && desc.refill == Refill::Tma,
-            "ring_lanes",
-            format!(
-                "ring_lanes = fragments copies the tokens the quantizer kernel wrote with the copy engine and runs \
-                 them all in its mmas: quantizer must be separate, token_unroll full and refill tma; got quantizer \
-                 = {}, refill = {}, token_unroll = {}",
-                desc.quantizer,
-                desc.refill,
-                match desc.token_unroll {
-                    0 => "full".to_string(),
-                    n => n.to_string(),
-                }
-            ),
-        );
-    } else {
-        check(
-            desc.warps_n == 1 && (1..=RING_MAX_TOKENS).contains(&desc.tile_n),
-            "tile_n",
-            format!(
-                "engine stream_ring gives every thread all the block's tokens: warps_n must be 1 and tile_n 1 to \
-                 {RING_MAX_TOKENS}; got warps_n = {}, tile_n = {}",
-                desc.warps_n, desc.tile_n
-            ),
-        );
-    }
-}
+pub use crate::engine::ring::{
+    RING_FRAGMENT_ROW_GROUPS, RING_FRAGMENT_TOKENS, RING_MAX_TOKENS, RING_WARPS_K,
+};
+pub use crate::engine::wgmma_regfold::{
+    CLUSTER_BLOCKS, CRASHING_WARPS, FOLD_WARPS, MAX_CLUSTER_BLOCKS, MAX_TAIL_PARTS,
+};
 
 /// Refuses the architectures of `archs` that lack a feature `need` names, in one sentence naming the feature and
 /// the architectures that have it.
@@ -348,419 +185,9 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.kdr
         ),
     );
-    check(
-        &mut errors,
-        !(desc.engine.is_fold() && desc.mode == NumericsMode::F32Per16),
-        "mode",
-        format!(
-            "engine {} has no per-16 partial, so it cannot run mode f32_per16; use int_per32 or int_per256",
-            desc.engine
-        ),
-    );
-    if desc.engine.is_prefolded() {
-        check(
-            &mut errors,
-            desc.scale_fetch == ScaleFetch::Plane,
-            "scale_fetch",
-            format!(
-                "engine {} keeps no q6_K blocks on the device, so its d comes from the plane: scale_fetch \
-                 must be plane, not {}",
-                desc.engine, desc.scale_fetch
-            ),
-        );
-        check(
-            &mut errors,
-            desc.kdr == 8 || desc.accumulator_sets == 2,
-            "kdr",
-            format!(
-                "engine {} with one accumulator set stages a whole super-block (h pass, x64, l pass): kdr must \
-                 be 8, or accumulator_sets 2; got kdr = {}",
-                desc.engine,
-                desc.kdr
-            ),
-        );
-    }
-    if desc.engine == Engine::WgmmaK32Regfold {
-        check(
-            &mut errors,
-            matches!(desc.mode, NumericsMode::IntPer32 | NumericsMode::Int12Per256),
-            "mode",
-            format!(
-                "engine wgmma_k32_regfold implements modes int_per32 and int12_per256 (the accurate modes); got {}",
-                desc.mode
-            ),
-        );
-    } else if desc.engine.builds_rows_in_registers() {
-        require_int_per32(desc, &mut errors);
-    }
-    if desc.mode == NumericsMode::Int12Per256 {
-        check(
-            &mut errors,
-            // (The other register-fold engines refuse every mode but int_per32 above, in their own sentence.)
-            (desc.engine == Engine::WgmmaK32Regfold
-                && matches!(desc.refill, Refill::Burst | Refill::Tma)
-                && desc.ksplit == 1
-                && desc.accumulator_sets == 1)
-                || (desc.engine != Engine::WgmmaK32Regfold
-                    && desc.engine.builds_rows_in_registers()),
-            "mode",
-            format!(
-                "mode int12_per256 multiplies its two activation planes by the fold's two weight planes with wgmma, \
-                 which engine wgmma_k32_regfold does with refill = burst or tma, ksplit = 1 and accumulator_sets = 1 (its \
-                 three sums are not h and l sets); got engine {}, refill = {}, ksplit = {}, accumulator_sets = {}",
-                desc.engine, desc.refill, desc.ksplit, desc.accumulator_sets
-            ),
-        );
-    }
-    // NVRTC 13.0 (13.0.88) dies inside nvrtcCompileProgram (a segmentation fault, or glibc aborting on a
-    // corrupted heap) on this engine's int12 copy-engine tile with its totals in the output once the tile's
-    // warps get 128 registers or fewer each. Of the 36 such shapes tried on 2026-12-07 (16 or 32 warps, or 8
-    // warps at 2 or 3 blocks per SM; 64 x 32 to 128 x 128; 2 or 3 stages; either segment; clusters), 24
-    // crashed it, 6 spilled and 6 compiled; none of the 65 with fewer warps crashed, nor any with refill =
-    // burst or totals elsewhere. Which of the 36 crash follows no field we could find, so all are refused.
-    let tile_warps = desc.warps_m.saturating_mul(desc.warps_n);
-    check(
-        &mut errors,
-        !(desc.engine == Engine::WgmmaK32Regfold
-            && desc.mode == NumericsMode::Int12Per256
-            && desc.refill == Refill::Tma
-            && desc.totals == Totals::Output
-            && tile_warps.saturating_mul(desc.blocks_per_sm) >= CRASHING_WARPS),
-        "totals",
-        format!(
-            "totals = output on engine wgmma_k32_regfold under mode int12_per256 with refill = tma crashes NVRTC 13.0 \
-             once warps_m x warps_n x blocks_per_sm reaches {CRASHING_WARPS} (128 registers a thread or fewer); got \
-             {} x {} x {}: use totals = registers or shared, or fewer warps or blocks per SM",
-            desc.warps_m, desc.warps_n, desc.blocks_per_sm
-        ),
-    );
-    if desc.engine.builds_rows_in_registers() {
-        check(
-            &mut errors,
-            desc.kdr == 8,
-            "kdr",
-            format!(
-                "engine {} stages whole q6_K blocks (each chunk reads bytes spread over its \
-                 block): kdr must be 8; got {}",
-                desc.engine, desc.kdr
-            ),
-        );
-        require_fields(
-            &mut errors,
-            &[
-                ("scale_fetch", desc.scale_fetch == ScaleFetch::Narrow),
-                ("expand", desc.expand == ExpandWidth::Uint4),
-            ],
-            format!(
-                "engine {} copies whole blocks in 16-byte pieces and reads the scales from them: \
-                 scale_fetch must be narrow and expand uint4; got {} and {}",
-                desc.engine, desc.scale_fetch, desc.expand
-            ),
-        );
-        check(
-            &mut errors,
-            desc.stages >= 2,
-            "stages",
-            format!(
-                "engine {} pipelines its weight copies: stages must be at least 2; got {}",
-                desc.engine, desc.stages
-            ),
-        );
-        // The f16 engine brings its tokens through registers; with refill = tma the copy engine stages them;
-        // otherwise the int8 engines stage them with cp.async.
-        let (tokens_arrive, cp_async_tokens) = if desc.engine == Engine::WgmmaF16Regfold {
-            (
-                "loads each window's tokens into registers during the window before and converts them to \
-                 f16 itself",
-                CpAsync::Off,
-            )
-        } else if desc.refill == Refill::Tma {
-            (
-                "with refill = tma takes each window's tokens and scales from the copy engine",
-                CpAsync::Off,
-            )
-        } else {
-            ("stages its tokens with cp.async", CpAsync::B16)
-        };
-        check(
-            &mut errors,
-            desc.cp_async_activations == cp_async_tokens,
-            "cp_async_activations",
-            format!(
-                "engine {} {tokens_arrive}: cp_async_activations must be {cp_async_tokens}; got {}",
-                desc.engine, desc.cp_async_activations
-            ),
-        );
-        if desc.engine == Engine::WgmmaF16Regfold {
-            // With warps_m a multiple of 4 this also makes the tokens per warp a multiple of 16, which the
-            // 16-byte loads of a lane's activation scales need.
-            check(
-                &mut errors,
-                desc.tile_n
-                    .saturating_mul(8)
-                    .is_multiple_of(desc.threads().max(1)),
-                "tile_n",
-                format!(
-                    "engine {} has every thread load an equal share of a window's tile_n x 8 activation \
-                     scales: tile_n x 8 must be a multiple of the block's {} threads; got tile_n = {}",
-                    desc.engine,
-                    desc.threads(),
-                    desc.tile_n
-                ),
-            );
-        }
-    }
-    if desc.engine == Engine::MmaK16Widen {
-        check(
-            &mut errors,
-            desc.refill == Refill::Tma,
-            "refill",
-            format!(
-                "engine mma_k16_widen pairs its token fragments the way the copy engine stages them: refill must \
-                 be tma; got {}",
-                desc.refill
-            ),
-        );
-    }
-    if desc.engine == Engine::StreamDp4a {
-        validate_stream(desc, &mut errors);
-    }
-    if desc.engine == Engine::StreamRing {
-        validate_stream_ring(desc, &mut errors);
-    }
-    check(
-        &mut errors,
-        desc.quantizer == Quantizer::Separate || desc.engine == Engine::StreamRing,
-        "quantizer",
-        format!(
-            "only engine stream_ring quantizes the activations inside its matmul (quantizer = fused); engine {} \
-             reads what the quantizer kernel wrote: quantizer must be separate",
-            desc.engine
-        ),
-    );
-    check(
-        &mut errors,
-        desc.token_unroll == 0 || (desc.token_unroll == 1 && desc.engine == Engine::StreamRing),
-        "token_unroll",
-        format!(
-            "token_unroll must be full, or 1 with engine stream_ring (the only engine with a loop over a block's \
-             tokens inside a thread); got {} with engine {}",
-            desc.token_unroll, desc.engine
-        ),
-    );
-    check(
-        &mut errors,
-        RING_WARPS_K.contains(&desc.warps_k)
-            && (desc.warps_k == 1 || desc.ring_lanes == RingLanes::Fragments),
-        "warps_k",
-        format!(
-            "warps_k splits K between the warps of a ring whose warps run mma fragments: it must be {}, and more \
-             than 1 only with engine stream_ring and ring_lanes = fragments; got warps_k = {} with engine {} and \
-             ring_lanes = {}",
-            one_of(&RING_WARPS_K),
-            desc.warps_k,
-            desc.engine,
-            desc.ring_lanes
-        ),
-    );
-    check(
-        &mut errors,
-        CLUSTER_BLOCKS.contains(&desc.cluster_rows)
-            && CLUSTER_BLOCKS.contains(&desc.cluster_tokens)
-            && desc.cluster_blocks() <= MAX_CLUSTER_BLOCKS
-            && (desc.cluster_blocks() == 1
-                || (desc.engine == Engine::WgmmaK32Regfold
-                    && desc.refill == Refill::Tma
-                    && desc.ksplit == 1
-                    && desc.kdr.is_multiple_of(desc.cluster_rows))),
-        "cluster_rows",
-        format!(
-            "cluster_rows x cluster_tokens blocks form a thread-block cluster sharing each stage's token boxes (along \
-             the rows, each block issuing kdr / cluster_rows of them) and weight box (along the tokens, the blocks \
-             taking turns), multicast by the copy engine: each must be {}, their product at most \
-             {MAX_CLUSTER_BLOCKS}, and a cluster needs engine wgmma_k32_regfold, refill = tma, ksplit = 1 and kdr a \
-             multiple of cluster_rows; got {} x {} with engine {}, refill = {}, ksplit = {}, kdr = {}",
-            one_of(&CLUSTER_BLOCKS),
-            desc.cluster_rows,
-            desc.cluster_tokens,
-            desc.engine,
-            desc.refill,
-            desc.ksplit,
-            desc.kdr
-        ),
-    );
-    check(
-        &mut errors,
-        desc.fold_warps == 0
-            || (FOLD_WARPS.contains(&desc.fold_warps)
-                && desc.engine == Engine::WgmmaK32Regfold
-                && desc.mode == NumericsMode::Int12Per256
-                && desc.refill == Refill::Tma
-                && desc.kdr == 8
-                && desc.stages >= 2
-                && desc.ksplit == 1
-                && desc.warps_m.saturating_mul(desc.warps_n) == 8
-                && desc.cluster_blocks() == 1
-                && desc.nbj.is_multiple_of(16 * desc.fold_warps)),
-        "fold_warps",
-        format!(
-            "fold_warps adds warps that fold every row of the tile into shared memory for the other warps' \
-             wgmmas: it must be 0, {}, and more than 0 needs engine wgmma_k32_regfold, mode int12_per256, refill \
-             = tma, kdr = 8, stages >= 2, ksplit = 1, two warpgroups (warps_m x warps_n = 8), no cluster and nbj a \
-             multiple of 16 x fold_warps (whole fragment groups a fold warp); got fold_warps = {} with engine {}, \
-             mode {}, refill = {}, kdr = {}, stages = {}, ksplit = {}, warps_m x warps_n = {} x {}, cluster {} x \
-             {}, nbj = {}",
-            one_of(&FOLD_WARPS),
-            desc.fold_warps,
-            desc.engine,
-            desc.mode,
-            desc.refill,
-            desc.kdr,
-            desc.stages,
-            desc.ksplit,
-            desc.warps_m,
-            desc.warps_n,
-            desc.cluster_rows,
-            desc.cluster_tokens,
-            desc.nbj
-        ),
-    );
-    check(
-        &mut errors,
-        desc.producer == Producer::None
-            || (desc.engine == Engine::WgmmaK32Regfold
-                && desc.mode == NumericsMode::Int12Per256
-                && desc.refill == Refill::Tma
-                && desc.ksplit == 1
-                && desc.warps_m.saturating_mul(desc.warps_n) == 8
-                && desc.warps_k == 1
-                && desc.cluster_blocks() == 1
-                && desc.fold_warps == 0
-                && desc.quantizer == Quantizer::Separate
-                && desc.blocks_per_sm == 1),
-        "producer",
-        format!(
-            "producer = warpgroup adds four warps that refill the stages while the tile's two warpgroups take \
-             their registers (setmaxnreg): it needs engine wgmma_k32_regfold, mode int12_per256, refill = tma, \
-             ksplit = 1, warps_m x warps_n = 8 with warps_k = 1, no cluster, no fold warps, \
-             quantizer = separate and blocks_per_sm = 1; got producer = {} with engine {}, mode {}, refill = {}, \
-             ksplit = {}, warps_m x warps_n x warps_k = {} x {} x {}, cluster {} x {}, \
-             fold_warps = {}, quantizer = {}, blocks_per_sm = {}",
-            desc.producer,
-            desc.engine,
-            desc.mode,
-            desc.refill,
-            desc.ksplit,
-            desc.warps_m,
-            desc.warps_n,
-            desc.warps_k,
-            desc.cluster_rows,
-            desc.cluster_tokens,
-            desc.fold_warps,
-            desc.quantizer,
-            desc.blocks_per_sm
-        ),
-    );
-    check(
-        &mut errors,
-        (1..=MAX_TAIL_PARTS).contains(&desc.tail_parts)
-            && (desc.tail_parts == 1
-                || (desc.engine == Engine::WgmmaK32Regfold
-                    && desc.refill == Refill::Tma
-                    && desc.ksplit == 1
-                    && desc.totals != Totals::Output
-                    && desc.segment == Segment::Registers
-                    && desc.quantizer == Quantizer::Separate
-                    && desc.cluster_blocks() == 1
-                    && desc.fold_warps == 0)),
-        "tail_parts",
-        format!(
-            "tail_parts is how many parts along K a tile of a part-full last wave may take: it must be 1 to \
-             {MAX_TAIL_PARTS}, and more than 1 needs engine wgmma_k32_regfold, refill = tma, ksplit = 1, totals = \
-             registers or shared, segment = registers, quantizer = separate, no cluster and no fold warps; got tail_parts = {} \
-             with engine {}, refill = {}, ksplit = {}, totals = {}, segment = {}, quantizer = {}, cluster {} x {}, \
-             fold_warps = {}",
-            desc.tail_parts,
-            desc.engine,
-            desc.refill,
-            desc.ksplit,
-            desc.totals,
-            desc.segment,
-            desc.quantizer,
-            desc.cluster_rows,
-            desc.cluster_tokens,
-            desc.fold_warps
-        ),
-    );
-    check(
-        &mut errors,
-        match desc.ring_lanes {
-            RingLanes::Superblocks => true,
-            RingLanes::Rows => desc.engine == Engine::StreamRing && desc.nbj == 32,
-            RingLanes::Fragments => desc.engine == Engine::StreamRing,
-        },
-        "ring_lanes",
-        format!(
-            "ring_lanes = rows (a row for each of a warp's 32 lanes) needs engine stream_ring and nbj = 32, and \
-             ring_lanes = fragments engine stream_ring; got ring_lanes = {} with engine {} and nbj = {}",
-            desc.ring_lanes, desc.engine, desc.nbj
-        ),
-    );
-    if desc.engine == Engine::WgmmaK32Prefolded {
-        check(
-            &mut errors,
-            desc.mode == NumericsMode::IntPer256,
-            "mode",
-            format!(
-                "engine wgmma_k32_prefolded implements mode int_per256 only (one I2F per super-block); got {}",
-                desc.mode
-            ),
-        );
-    }
-    if desc.engine.is_wgmma() {
-        check(
-            &mut errors,
-            desc.warps_m.is_multiple_of(4) && desc.nbj == desc.warps_m.saturating_mul(16),
-            "warps_m",
-            format!(
-                "engine {} runs warpgroups of 4 warps over 64 rows (16 per warp): warps_m must \
-                 be a multiple of 4 and nbj = 16 x warps_m; got warps_m = {}, nbj = {}",
-                desc.engine, desc.warps_m, desc.nbj
-            ),
-        );
-        check(
-            &mut errors,
-            [CpAsync::Off, CpAsync::B16].contains(&desc.cp_async_activations)
-                && [CpAsync::Off, CpAsync::B16].contains(&desc.cp_async_plane),
-            "cp_async_plane",
-            format!(
-                "engine {} stages 16-byte rows of core matrices: cp_async_activations and \
-                 cp_async_plane must be 16 or off; got {} and {}",
-                desc.engine, desc.cp_async_activations, desc.cp_async_plane
-            ),
-        );
-    }
-    check(
-        &mut errors,
-        matches!(desc.accumulator_sets, 1 | 2),
-        "accumulator_sets",
-        format!(
-            "accumulator_sets must be 1 (h pass, x64, l pass) or 2 (h and l side by side); got {}",
-            desc.accumulator_sets
-        ),
-    );
-    check(
-        &mut errors,
-        desc.accumulator_sets != 2
-            || (desc.engine.is_prefolded() && desc.mode == NumericsMode::IntPer256)
-            || desc.engine == Engine::WgmmaK32Regfold,
-        "accumulator_sets",
-        format!(
-            "accumulator_sets = 2 keeps h and l sums apart, which only the prefolded engines under mode \
-             int_per256 and engine wgmma_k32_regfold have; this is engine {} with mode {}",
-            desc.engine, desc.mode
-        ),
-    );
+    // The engine's own rules and its families', then the rules of the knobs engines own (crate::engine).
+    crate::engine::rules(desc, &mut errors);
+    crate::engine::knob_rules(desc, &mut errors);
 
     let (tile_rows, tile_tokens) = engine_tile(desc.engine);
     let threads = desc.threads();
@@ -915,29 +342,15 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
             desc.totals, desc.ksplit
         ),
     );
-    // The streaming engines keep their sums themselves: each lane's total and segment in registers (stream_dp4a),
-    // or the super-blocks' sums in shared memory (stream_ring, whose totals are refused with its other rules).
-    if desc.engine == Engine::StreamDp4a {
-        require_fields(
-            &mut errors,
-            &[
-                ("totals", desc.totals == Totals::Registers),
-                ("segment", desc.segment == Segment::Registers),
-            ],
-            format!(
-                "engine stream_dp4a keeps each lane's total and running segment in registers itself: totals and \
-                 segment must be registers; got totals = {}, segment = {}",
-                desc.totals, desc.segment
-            ),
-        );
-    }
     check(
         &mut errors,
-        desc.segment == Segment::Registers || desc.engine != Engine::StreamRing,
+        desc.segment == Segment::Registers || desc.mode != NumericsMode::F32Per16,
         "segment",
         format!(
-            "engine stream_ring sums its super-blocks in shared memory itself: segment must be registers; got {}",
-            desc.segment
+            "segment = shared keeps each output's running segment in shared memory and scales a super-block's \
+             integer sums into it once, at its end; mode f32_per16 adds a float into it every chunk instead: \
+             segment must be registers; got {} with mode {}",
+            desc.segment, desc.mode
         ),
     );
     check(
@@ -953,17 +366,6 @@ pub fn validate(desc: &VariantDescription) -> Result<(), Vec<FieldError>> {
     for need in feature_needs(desc) {
         require_features(&mut errors, desc.archs, &need);
     }
-    check(
-        &mut errors,
-        matches!(desc.chunk_unroll, 0 | 1 | 2 | 4)
-            && (desc.chunk_unroll == 0 || desc.engine.is_mma_sync_in_registers()),
-        "chunk_unroll",
-        format!(
-            "chunk_unroll must be full, or 1, 2 or 4 with engine mma_k32_regfold or mma_k16_widen (the only \
-             engines whose chunk loop is not always unrolled fully); got {} with engine {}",
-            desc.chunk_unroll, desc.engine
-        ),
-    );
     check(
         &mut errors,
         (1..=8).contains(&desc.blocks_per_sm)

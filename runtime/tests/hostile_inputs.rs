@@ -1554,7 +1554,7 @@ fn round_three_cases(s: &Scratch) -> Vec<Case> {
         format!(
             "{VALID_VARIANT}{}{}",
             rule("sm_90", "{ min = 1 }", "", "mine"),
-            rule("sm_80", "{ min = 1 }", "", "mine")
+            rule("sm_80", "{ min = 1 }", "", "mine") + &other_archs()
         ),
     );
     push(
@@ -1585,7 +1585,8 @@ fn round_three_cases(s: &Scratch) -> Vec<Case> {
             + &rule("sm_90", "{ min = 1 }", "m = { min = 8192 }\n", "r41")
             + &rule("sm_80", "[1, 100]", "k = { max = 4096 }\n", "r56")
             + &rule("sm_80", "[1, 200]", "k = { min = 4097 }\n", "r56")
-            + &rule("sm_80", "{ min = 101 }", "", "r41"),
+            + &rule("sm_80", "{ min = 101 }", "", "r41")
+            + &other_archs(),
     );
     push(
         &mut cases,
@@ -1597,7 +1598,8 @@ fn round_three_cases(s: &Scratch) -> Vec<Case> {
         "split-hole.toml",
         rule("sm_90", "{ min = 1 }", "m = { max = 8191 }\n", "r56")
             + &rule("sm_90", "{ min = 1 }", "m = { min = 8193 }\n", "r41")
-            + &rule("sm_80", "{ min = 1 }", "", "r41"),
+            + &rule("sm_80", "{ min = 1 }", "", "r41")
+            + &other_archs(),
     );
     push(
         &mut cases,

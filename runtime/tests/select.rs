@@ -4,7 +4,8 @@
 use mmqgen::catalogue;
 use mmqgen::codegen::canonical_name;
 use mmqgen::select::{
-    Bounds, Config, ConfigError, Finding, RuleProblem, Verdict, CHECK_MAX_TOKENS, DEFAULT_CONFIG,
+    Bounds, Config, ConfigError, Finding, Policy, RuleProblem, Verdict, CHECK_MAX_TOKENS,
+    DEFAULT_CONFIG,
 };
 use mmqgen::{Arch, Layout, VariantDescription};
 
@@ -473,274 +474,148 @@ fn the_embedded_default_is_complete_and_valid() {
         assert!(v.archs.contains(rule.arch), "{}", rule.label());
         assert!(rule.named, "default rules carry names");
     }
-    // The tuned choices (runtime/mmqgen.toml, measured on the H200: docs/PERF.md).
-    let pick = |n| chosen(&config, Layout::Padded, 4096, n, 14336);
+    // Which variant wins a shape is measured (runtime/mmqgen.toml, docs/PERF.md); what every pick keeps is the
+    // policy's (runtime/policy.toml): its engines, its footprint and accuracy caps, where each mode runs.
+    let policy = Policy::embedded();
     assert_eq!(
-        [
-            pick(1),
-            pick(8),
-            pick(32),
-            pick(33),
-            pick(200),
-            pick(257),
-            pick(385),
-            pick(512),
-            pick(513),
-            pick(1536),
-            pick(2016),
-            pick(2017),
-            pick(2048),
-            pick(2049),
-            pick(4096)
-        ],
-        [
-            "ring_t1_ks4_fused",
-            "ring_mma_32x8_k4",
-            "widen_64x32_ks4",
-            "regfold_64x64_ks4",
-            "wgmma_i12_128x64_producer",
-            "wgmma_i12_128x96",
-            "wgmma_i12_128x64_producer",
-            "wgmma_i12_128x64_producer",
-            "wgmma_i12_128x96_tail_producer",
-            "wgmma_i12_128x96_tail_producer",
-            "wgmma_i12_128x96_tail_producer",
-            "wgmma_i12_128x96_tail_producer",
-            "wgmma_i12_128x96_tail_producer",
-            "wgmma_i12_128x96_tail_producer",
-            "wgmma_i12_128x96_tail_producer"
-        ]
+        policy.check(&config),
+        [],
+        "the embedded config leaves its policy"
     );
-    // At m = 8192 the int12 tile is the one whose blocks fill the waves better (docs/PERF.md, the int12 engine below 385 tokens): 128 x 64 at 81..128 and
-    // 193..256, 128 x 96 at 129..192.
-    let pick_8192 = |n| chosen(&config, Layout::Padded, 8192, n, 4096);
-    assert_eq!(
-        [pick_8192(96), pick_8192(160), pick_8192(224)],
-        [
-            "wgmma_i12_128x64_producer",
-            "wgmma_i12_128x96",
-            "wgmma_i12_128x64_producer"
-        ]
-    );
-    // At m = 14336, the register fold fed by the copy engine (docs/PERF.md logs 31-36): 64 x 64 tiles with two
-    // blocks an SM at 33..80 tokens; the int12 engine from 81: 128 x 96 at 81..96, 128 x 64 at 97..128, 128 x 96
-    // from 129 to 384; 128 x 64 at 385..512 (prefill log 69), 128 x 96 with its last wave split along K after
-    // (prefill log 74), 2048 tokens included. 128 x 64 with a producer warpgroup wherever 128 x 64 was (prefill log
-    // 79), 128 x 96 split with one too (prefill log 89).
-    let pick_tall = |n| chosen(&config, Layout::Padded, 14336, n, 4096);
-    assert_eq!(
-        [
-            pick_tall(64),
-            pick_tall(96),
-            pick_tall(112),
-            pick_tall(160),
-            pick_tall(193),
-            pick_tall(256),
-            pick_tall(385),
-            pick_tall(448),
-            pick_tall(449),
-            pick_tall(512),
-            pick_tall(513),
-            pick_tall(2048)
-        ],
-        [
-            "tma_64x64_b2",
-            "wgmma_i12_128x96",
-            "wgmma_i12_128x64_producer",
-            "wgmma_i12_128x96",
-            "wgmma_i12_128x96",
-            "wgmma_i12_128x96",
-            "wgmma_i12_128x64_producer",
-            "wgmma_i12_128x64_producer",
-            "wgmma_i12_128x64_producer",
-            "wgmma_i12_128x64_producer",
-            "wgmma_i12_128x96_tail_producer",
-            "wgmma_i12_128x96_tail_producer"
-        ]
-    );
-    // Decode at m = 14336: the shared-memory ring up to 3 tokens (quantizing its own tokens at n = 1-2), the ring
-    // whose warps run mma fragments at 4-8 (decode log 43), the widened k16 engine with K whole from 9 (docs/PERF.md,
-    // decode log 12-14, 17, 21 and 27-28).
-    assert_eq!(
-        [
-            pick_tall(1),
-            pick_tall(2),
-            pick_tall(3),
-            pick_tall(4),
-            pick_tall(8),
-            pick_tall(9),
-            pick_tall(32)
-        ],
-        [
-            "ring_t1_tall_fused",
-            "ring_t2_tall_fused",
-            "ring_t4_tall",
-            "ring_mma_128x8",
-            "ring_mma_128x8",
-            "widen_128x16",
-            "widen_112x32"
-        ]
-    );
-    // Two tokens from m = 8192 past ring_t4_tall's K: the fused 112-row ring again (decode log 41), then ring_t2.
-    assert_eq!(
-        [
-            chosen(&config, Layout::Padded, 14336, 2, 6144),
-            chosen(&config, Layout::Padded, 14336, 2, 8192),
-            chosen(&config, Layout::Padded, 14336, 2, 16384)
-        ],
-        ["ring_t4_tall", "ring_t2_tall_fused", "ring_t2"]
-    );
-    // Five to eight tokens below m = 8192: the fragment ring with K split between its warps (decode log 43), at any
-    // K; the widened engine from 9.
-    assert_eq!(
-        [
-            chosen(&config, Layout::Padded, 4096, 5, 4096),
-            chosen(&config, Layout::Padded, 4096, 8, 14336),
-            chosen(&config, Layout::Padded, 4096, 9, 4096)
-        ],
-        ["ring_mma_32x8_k4", "ring_mma_32x8_k4", "widen_128x16_ks4"]
-    );
-    // Three or four tokens: the dp4a rings by m and K (three tokens in a three-token ring at K <= 4096, decode log
-    // 36; ring_t4 to K = 14080, decode log 41), the fragment ring with K in four groups from K = 9216 at four
-    // tokens and beyond ring_t4's K at three (decode log 44) below m = 8192, the fragment ring from it (neither's
-    // shared memory grows with K but for the four groups' segment sums).
-    let pick_at = |m, n, k| chosen(&config, Layout::Padded, m, n, k);
-    assert_eq!(
-        [
-            pick_at(4096, 3, 4096),
-            pick_at(4096, 4, 4096),
-            pick_at(4096, 4, 8192),
-            pick_at(4096, 4, 9216),
-            pick_at(4096, 3, 12288),
-            pick(3),
-            pick(4),
-            pick_at(4096, 3, 20480),
-            pick_at(14336, 3, 14336)
-        ],
-        [
-            "ring_t3_fused",
-            "ring_t4_fused",
-            "ring_t4",
-            "ring_mma_32x8_k4",
-            "ring_t4",
-            "ring_mma_32x8_k4",
-            "ring_mma_32x8_k4",
-            "ring_mma_32x8_k4",
-            "ring_mma_128x8"
-        ]
-    );
-    // 33-96 tokens below m = 8192 at K = 4096, with every matmul queued early (decode log 29): the widened engine
-    // with K whole to 64, the 64 x 64 copy-engine fold to 96; longer K keeps the K-split folds.
-    assert_eq!(
-        [
-            pick_at(4096, 33, 4096),
-            pick_at(4096, 64, 4096),
-            pick_at(4096, 65, 4096),
-            pick_at(4096, 96, 4096),
-            pick_at(4096, 96, 14336)
-        ],
-        [
-            "widen_128x16",
-            "widen_128x16",
-            "tma_64x64_b2",
-            "tma_64x64_b2",
-            "regfold_64x32_ks2"
-        ]
-    );
-    // Past the K a ring variant fits, a token count still finds a variant.
-    assert_eq!(pick_at(4096, 1, 65536), "stream_t1");
-    assert_eq!(pick_at(14336, 2, 32768), "stream_t2");
-    // One or two tokens up to K = 4096: the ring that quantizes its tokens itself (decode logs 17 and 21); two
-    // tokens at a longer K: the ring fed by the quantizer kernel.
-    assert_eq!(pick_at(4096, 1, 4096), "ring_t1_fused");
-    assert_eq!(pick_at(4096, 2, 4096), "ring_t2_fused");
-    assert_eq!(pick_at(4096, 2, 14336), "ring_t2");
-    // One token below m = 8192 past K = 4096: K split in four where its segments split evenly or nearly (decode log
-    // 46), the whole-K ring between and beyond.
-    assert_eq!(
-        [
-            pick_at(4096, 1, 6144),
-            pick_at(4096, 1, 8192),
-            pick_at(4096, 1, 10240),
-            pick_at(4096, 1, 12288),
-            pick_at(4096, 1, 14336),
-            pick_at(4096, 1, 16384),
-            pick_at(4096, 1, 20480),
-            pick_at(8192, 1, 14336)
-        ],
-        [
-            "ring_t1",
-            "ring_t1_ks4_fused",
-            "ring_t1",
-            "ring_t1_ks4_fused",
-            "ring_t1_ks4_fused",
-            "ring_t1_ks4_fused",
-            "ring_t1",
-            "ring_t1_tall"
-        ]
-    );
-    // Raw registrations never get the ring, and from n = 5 get picks measured on raw blocks (decode log 18); from
-    // 65 tokens, rows the copy engine reaches (K a multiple of 2048) get the padded picks' engines on raw rows,
-    // and the others (K = 2816, 11008) the picks for 2-byte aligned rows.
-    let raw = |m, n, k| chosen(&config, Layout::Raw, m, n, k);
-    assert_eq!(
-        [
-            raw(4096, 1, 4096),
-            raw(4096, 2, 4096),
-            raw(14336, 4, 4096),
-            raw(4096, 8, 4096),
-            raw(14336, 64, 4096),
-            raw(4096, 128, 4096),
-            raw(14336, 128, 4096),
-            raw(4096, 512, 14336),
-            raw(4096, 128, 2816),
-            raw(14336, 128, 11008),
-            raw(4096, 512, 11008),
-            raw(4096, 2048, 4096),
-        ],
-        [
-            "stream_t1",
-            "stream_t2",
-            "stream_t4_wide",
-            "stream_t4",
-            "splitk2_per32",
-            "tma_64x64_b2",
-            "wgmma_i12_128x64_producer",
-            "wgmma_i12_128x64_producer",
-            "splitk2_per32",
-            "llamacpp",
-            "llamacpp",
-            "wgmma_i12_128x96_tail_producer",
-        ]
-    );
-    for n in [1, 3, 5, 17, 65, 129, 65536] {
-        assert!(config
-            .select(Arch::Sm90, Layout::Raw, 4096, n, 14336)
-            .is_ok());
+    // Every shape of a grid on every architecture and layout gets a pick the policy allows at that token count, one
+    // of the catalogue's default picks.
+    let picks: Vec<String> = catalogue::DEFAULT_PICKS
+        .iter()
+        .map(canonical_name)
+        .collect();
+    for arch in Arch::ALL {
+        for layout in Layout::ALL {
+            for (m, k) in [
+                (4096, 4096),
+                (14336, 4096),
+                (4096, 14336),
+                (8192, 2816),
+                (100, 256),
+            ] {
+                for n in [
+                    1, 2, 8, 9, 16, 33, 64, 80, 81, 96, 97, 128, 129, 385, 512, 2048, 65536,
+                ] {
+                    let s = config
+                        .select(arch, layout, m, n, k)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    let v = s.variant;
+                    assert!(v.archs.contains(arch), "{arch} {m}x{n}x{k}: {}", v.name);
+                    assert!(picks.contains(&canonical_name(v)), "{}", v.name);
+                    assert!(policy.engines.contains(&v.engine), "{}", v.name);
+                    for range in &policy.modes {
+                        if range.mode == v.mode
+                            && range.arch.is_none_or(|a| a == arch)
+                            && range.layout.is_none_or(|l| l == layout)
+                        {
+                            assert!(
+                                range.tokens.contains(n),
+                                "{arch} {layout} {m}x{n}x{k}: mode {} outside n {}",
+                                v.mode,
+                                range.tokens
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
-    // Two numerics modes on sm_90 since 2026-12-03, both within docs/DESIGN.md D13's cap: int_per32 for fewer
-    // tokens, int12_per256 on padded weights from 129 tokens (97 at K >= 14336, 81 from m = 8192), so a token's
-    // bits depend on which side of the boundary its batch falls (README, "Bits"); `config check` says so.
-    use mmqgen::codegen::NumericsMode::{Int12Per256, IntPer32};
-    for (m, n, k, mode) in [
-        (4096, 1, 4096, IntPer32),
-        (4096, 128, 4096, IntPer32),
-        (4096, 129, 4096, Int12Per256),
-        (4096, 96, 14336, IntPer32),
-        (4096, 97, 14336, Int12Per256),
-        (14336, 80, 4096, IntPer32),
-        (14336, 81, 4096, Int12Per256),
-        (4096, 65536, 4096, Int12Per256),
-        (14336, 65536, 4096, Int12Per256),
-        (4096, 65536, 14336, Int12Per256),
-    ] {
-        let s = config.select(Arch::Sm90, Layout::Padded, m, n, k).unwrap();
-        assert_eq!(s.variant.mode, mode, "{m} x {n} x {k}");
-    }
+    // Two numerics modes on sm_90, both within docs/DESIGN.md D13's cap, so a token's bits depend on which side of the
+    // boundary its batch falls (README, "Bits"); `config check` says so.
     assert!(config
         .check()
         .iter()
         .any(|f| matches!(f, Finding::ModeMix { .. })));
+}
+
+/// The policy refuses what the default must not pick, each in one sentence naming the rule.
+#[test]
+fn a_config_outside_its_policy_is_told_why() {
+    let policy = Policy::embedded();
+    let config = parse(
+        r#"
+[[rule]]
+name = "planes"
+arch = "sm_90"
+tokens = { min = 1 }
+variant = "prefolded_spread"
+
+[[rule]]
+name = "per256"
+arch = "sm_80"
+tokens = { min = 1 }
+variant = "fold_per256"
+
+[[rule]]
+name = "late-per32"
+arch = "sm_90"
+layout = "padded"
+tokens = { min = 1 }
+variant = "tma_64x64_b2"
+"#,
+    );
+    let sentences: Vec<String> = policy
+        .check(&config)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let said = |rule: &str, words: &str| {
+        assert!(
+            sentences
+                .iter()
+                .any(|s| s.starts_with(rule) && s.contains(words)),
+            "{rule}, {words}: {sentences:#?}"
+        )
+    };
+    said(
+        "rule 1 'planes'",
+        "engine mma_k32_prefolded, which the policy does not allow",
+    );
+    said("rule 1 'planes'", "bytes on the device for 4096 x 4096");
+    said("rule 2 'per256'", "mode int_per256, which adds NMSE");
+    said(
+        "rule 2 'per256'",
+        "engine mma_k32_fold, which the policy does not allow",
+    );
+    said(
+        "rule 3 'late-per32'",
+        "picks mode int_per32 for n any, where the policy allows it only for n 1..=128",
+    );
+    assert!(sentences.iter().all(|s| !s.contains('\n')));
+    // A policy that allows them has nothing to say.
+    let lenient = Policy::parse(
+        "footprint = 4.0\nactivation_nmse = 1.0\nengines = [\"mma_k32_prefolded\", \"mma_k32_fold\", \"mma_k32_regfold\"]\n",
+    )
+    .unwrap();
+    assert_eq!(lenient.check(&config), []);
+}
+
+#[test]
+fn a_bad_policy_gets_its_sentence() {
+    for (text, words) in [
+        ("footprint = 1.1", "`engines` must be a list of engines"),
+        ("footprint = -1\nactivation_nmse = 1.0\nengines = []", "`footprint` must be a positive number"),
+        ("activation_nmse = 1.0\nengines = []", "`footprint` is missing"),
+        ("footprint = 1.1\nactivation_nmse = 1.0\nengines = [\"dp5a\"]", "`engines` must be one of dp4a,"),
+        ("footprint = 1.1\nactivation_nmse = 1.0\nengines = []\ncap = 3", "`cap` is not a policy key"),
+        (
+            "footprint = 1.1\nactivation_nmse = 1.0\nengines = []\n[[mode]]\nmode = \"int_per32\"\nlayout = \"dense\"\ntokens = 1",
+            "`mode.layout` must be raw or padded",
+        ),
+        (
+            "footprint = 1.1\nactivation_nmse = 1.0\nengines = []\n[[mode]]\nmode = \"int_per32\"",
+            "`mode.tokens` is missing",
+        ),
+        ("footprint = [", "not valid TOML"),
+    ] {
+        let e = Policy::parse(text).unwrap_err().to_string();
+        assert!(e.contains(words), "{text}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
 }
 
 /// A config whose first rule sends `tokens` tokens with K up to `k_max` to `variant`, the rest to regfold_64x64
@@ -856,7 +731,7 @@ fn bad_configs_get_their_sentences() {
     let cases: Vec<(String, &str)> = vec![
         (
             rule(&format!("{base}variant = \"nope\"")),
-            "rule 1 'r': no variant named 'nope': known variants are dp4a_f32_per16, dp4a_int_per32,",
+            "rule 1 'r': no variant named 'nope': known variants are dp4a_f32_per16, r41, r42, r56, dp4a_int_per32,",
         ),
         (
             rule("arch = \"sm_90\"\ntokens = [16, 1]\nvariant = \"r56\""),

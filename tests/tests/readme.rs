@@ -7,8 +7,8 @@ use mmqgen::codegen::{canonical_name, render::render};
 use mmqgen::select::Config;
 use mmqgen::{catalogue, Arch, Layout};
 
-/// The walkthrough's variant, exactly as the README shows it, with the two names `runtime/src/catalogue.rs`
-/// brings into scope.
+/// The walkthrough's variant, exactly as the README shows it, with the two names a family file of
+/// `runtime/src/catalogue/` brings into scope.
 mod walkthrough {
     use mmqgen::codegen::VariantDescription;
     use mmqgen::variant;
@@ -107,7 +107,8 @@ fn the_walkthrough_variant_is_new_and_renders() {
     // The walkthrough's commands name it.
     let readme = readme();
     assert!(readme.contains(&format!("--variant {}", mine.name)));
-    assert!(readme.contains("add `R56_KDR4,` to the list `all()` returns"));
+    assert!(readme
+        .contains("add `R56_KDR4,` to the list of its role in `runtime/src/catalogue/mod.rs`"));
 }
 
 #[test]

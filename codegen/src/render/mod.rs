@@ -1,23 +1,25 @@
 //! Rendering: a validated description -> one CUDA module (docs/KERNELS.md), through the tera templates in
-//! `templates/` (embedded at build time). Everything the templates branch on is computed here, once, into one
-//! typed `RenderContext` (numbers, flags and keywords, no CUDA text), so that the templates write all the code
-//! and the generated file holds only the arms the description selects.
+//! `templates/` (embedded at build time). What the templates need is computed here, once, into one typed
+//! `RenderContext`, and the module is composed of components (`components.rs`): which scheduler, pipeline,
+//! epilogue, sums, engine body, helpers and stage loads a description takes is decided here, so that the templates
+//! write the code without branching on it and the generated file holds only the parts the description selects.
+//!
+//! One job per module: `context` (what the templates read), `components` (which templates fill which slots), `abi`
+//! (the entry points' declarations from the launch contract), `header` (the header's map of shared memory).
+
+mod abi;
+mod components;
+mod context;
+mod header;
 
 use crate::arch::FeatureSet;
 use crate::description::*;
 use crate::features::features_used;
-use crate::fields::description_lines;
-use crate::layout::{
-    ring_barrier_bytes, ring_fused_records_at_once, ring_record_pieces_at_once, shared_layout,
-    stream_offset_in_sums, stream_rows_at_once, FoldRing, Region, SharedLayout, PADDED_BLOCK_BYTES,
-    RING_FRAGMENT_SUPERBLOCKS, RING_RECORD_BYTES, RING_RECORD_OFFSETS, RING_RECORD_SCALES,
-    STREAM_SUPERBLOCKS_PER_PASS,
-};
+pub use crate::launch::{has_raw_rows_entry, KernelNames, STATIC_SHARED_LIMIT};
+use crate::launch::{LaunchContract, SharedMemory};
+use crate::layout::shared_layout;
 use crate::name::canonical_name;
-use crate::validate::validate;
-use crate::{FieldError, CODEGEN_VERSION};
-use mmqgen_formats::q6k;
-use serde::Serialize;
+use crate::FieldError;
 
 /// A rendered variant: its source and the names of its entry points.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,18 +46,6 @@ impl RenderedVariant {
     }
 }
 
-/// Entry points of a module.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KernelNames {
-    pub quantize: String,
-    pub raw: String,
-    pub padded: String,
-    /// Raw blocks whose rows the copy engine can reach (16-byte aligned rows): the `refill = tma` engines' third
-    /// entry point, which stages them with bulk tensor copies as the padded one does.
-    pub raw_rows: Option<String>,
-    pub combine: Option<String>,
-}
-
 /// Why a description could not be rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
@@ -68,650 +58,52 @@ pub enum RenderError {
     Template(String),
 }
 
-/// Shared memory a block can get without raising the function attribute.
-pub const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
-
-/// The templates, embedded at build time (name, text).
-macro_rules! embedded_templates {
-    ($($name:literal),* $(,)?) => {
-        &[$(($name, include_str!(concat!("../../../templates/", $name)))),*]
-    };
-}
-const TEMPLATES: &[(&str, &str)] = embedded_templates![
-    "module.cu.tera",
-    "prelude.cu.tera",
-    "quantize_activations.cu.tera",
-    "scales.cu.tera",
-    "stage.cu.tera",
-    "load_stage.cu.tera",
-    "stage_scales.cu.tera",
-    "kernel.cu.tera",
-    "engine_dp4a.cu.tera",
-    "engine_mma_k16.cu.tera",
-    "engine_mma_k32_fold.cu.tera",
-    "engine_mma_k32_prefolded.cu.tera",
-    "engine_mma_k32_regfold.cu.tera",
-    "fold_registers.cu.tera",
-    "engine_wgmma_k32_prefolded.cu.tera",
-    "engine_wgmma_k32_regfold.cu.tera",
-    "engine_wgmma_f16_regfold.cu.tera",
-    "fold_f16.cu.tera",
-    "chunk_scales.cu.tera",
-    "superblock_end.cu.tera",
-    "stream.cu.tera",
-    "stream_ring.cu.tera",
-    "stream_ring_fragments.cu.tera",
-    "mma_k16.cu.tera",
-    "split_k.cu.tera",
-    "tail_parts.cu.tera",
-    "main_fold_warpgroup.cu.tera",
-    "producer_warpgroup.cu.tera",
-    "store_totals.cu.tera",
-];
-
-/// One region of the shared-memory layout, as the templates name it.
-#[derive(Serialize)]
-struct RegionContext {
-    /// The region's name (`smem_weights`, ...); the template upper-cases it for the `_OFFSET` constant.
-    name: &'static str,
-    /// Byte offset inside one stage.
-    offset: u32,
-    /// Bytes of the region in one stage.
-    bytes: u32,
-    /// Bytes from one row (weight row, token or chunk) of the region to the next.
-    row_stride: u32,
-    /// Whether the generated code steps through the region by rows, so that its `_STRIDE` constant is used:
-    /// the staged weight and activation rows (not in wgmma's core-matrix layout) and the staged scales. The
-    /// `d` regions are indexed as plain arrays.
-    stride_used: bool,
-}
-
-/// Byte offsets inside a q6_K block, from the format's one definition ([`mmqgen_formats::q6k`]); the generated
-/// code names them `Q6K_QL`, `Q6K_QH`, `Q6K_SCALES` and `Q6K_D`.
-#[derive(Serialize)]
-struct Q6kContext {
-    /// `ql`, u8[128]: the low 4 bits of each weight.
-    ql: usize,
-    /// `qh`, u8[64]: the high 2 bits of each weight.
-    qh: usize,
-    /// `scales`, i8[16]: one per 16 weights.
-    scales: usize,
-    /// `d`, f16: the super-block scale.
-    d: usize,
-}
-
-const Q6K: Q6kContext = Q6kContext {
-    ql: q6k::QL_OFFSET,
-    qh: q6k::QH_OFFSET,
-    scales: q6k::SCALES_OFFSET,
-    d: q6k::D_OFFSET,
-};
-
-/// One weight layout (docs/DESIGN.md D2): raw GGUF blocks or padded ones.
-#[derive(Serialize)]
-struct LayoutContext {
-    /// `raw` or `padded`: the suffix of the layout's entry point.
-    name: &'static str,
-    /// The CUDA struct that holds what differs between the layouts.
-    struct_name: &'static str,
-    /// Bytes from one block of a row to the next.
-    block_bytes: u32,
-    /// Alignment of a block in bytes: 2 for raw blocks, 16 for padded ones.
-    alignment: u32,
-    /// Whether the copy engine brings a stage's (or a ring's) blocks: padded blocks, and raw ones whose rows are
-    /// 16-byte aligned (`raw_rows`).
-    bulk_copies: bool,
-    /// Bytes per load when reading 32 weight bytes of a block.
-    run_width: u32,
-    /// Scale arm read from the block (`narrow` or `wide`), or `plane`.
-    fetch: &'static str,
-    /// Bytes per copy when a block is staged as it is (`mma_k32_regfold`): cp.async 16 on the padded layout,
-    /// 16-bit loads on the raw one.
-    block_piece: u32,
-}
-
-/// Everything the templates read, one field per name they use. Numbers, flags and keywords only: the
-/// templates write the CUDA.
-#[derive(Serialize)]
-struct RenderContext {
-    /// [`CODEGEN_VERSION`], recorded in the header.
-    codegen_version: &'static str,
-    /// The canonical name; the entry points are `<canonical>_raw`, `_padded` and `_combine`.
-    canonical: String,
-    /// The header lines that record the description ([`description_lines`]).
-    description_lines: Vec<String>,
-    /// The engine's keyword (`mma_k16`, ...).
-    engine: &'static str,
-    /// The engine multiplies the folded `h`/`l` planes ([`Engine::is_fold`]).
-    folded: bool,
-    /// The engine reads the planes folded at registration ([`Engine::is_prefolded`]).
-    prefolded: bool,
-    /// The engine stages q6_K blocks as they are and builds its A fragments from them in registers
-    /// ([`Engine::builds_rows_in_registers`]: the register folds and `mma_k16_widen`).
-    regfold: bool,
-    /// Engine `stream_dp4a`.
-    stream: bool,
-    /// Engine `stream_ring`.
-    stream_ring: bool,
-    /// The matmul quantizes its own activations from `x` (`quantizer = fused`).
-    fused_quantizer: bool,
-    /// A producer warpgroup issues the stages' copies (`producer = warpgroup`), of this many threads.
-    producer_warpgroup: bool,
-    producer_threads: u32,
-    /// The ring engine's per-token, per-super-block activation record: its bytes, and where its `da` and
-    /// offsets start ([`RING_RECORD_BYTES`]).
-    ring_record_bytes: u32,
-    ring_record_scales: u32,
-    ring_record_offsets: u32,
-    /// The ring engine's mbarriers, in bytes ([`ring_barrier_bytes`]).
-    ring_barrier_bytes: u32,
-    /// The pieces of token records a ring thread loads before it stores any ([`ring_record_pieces_at_once`]).
-    ring_record_pieces_at_once: u32,
-    /// The records a fused ring's warp loads from `x` before it quantizes any ([`ring_fused_records_at_once`]).
-    ring_fused_records_at_once: u32,
-    /// The engine multiplies with wgmma (`wgmma_k32_prefolded`, `wgmma_k32_regfold`; sm_90a).
-    wgmma: bool,
-    /// The module reads q6_K blocks (every engine but the prefolded ones on the plane), so it names their
-    /// byte offsets.
-    reads_blocks: bool,
-    /// Byte offsets inside a q6_K block.
-    q6k: Q6kContext,
-    /// Super-blocks per numerics segment ([`SEGMENT_SUPERBLOCKS`]).
-    superblocks_per_segment: u32,
-    /// Super-blocks one warp of the streaming engine reads per pass ([`STREAM_SUPERBLOCKS_PER_PASS`]).
-    stream_superblocks_per_pass: u32,
-    /// Rows one step of the streaming engine reads at once ([`stream_rows_at_once`]).
-    stream_rows_at_once: u32,
-    /// The streaming engine takes `-32` out through the activations' sums ([`stream_offset_in_sums`]).
-    stream_offset_in_sums: bool,
-    /// Passes the streaming engine keeps in flight.
-    stream_prefetch_steps: u32,
-    /// `__launch_bounds__`' second argument when above 1.
-    blocks_per_sm: u32,
-    /// Chunks the register-fold engine unrolls at a time; 0 = fully.
-    chunk_unroll: u32,
-    /// The ring's token loop: 0 unrolled, 1 one token at a time (`token_unroll`).
-    token_unroll: u32,
-    /// A ring warp's lanes take one super-block of 32 rows (`ring_lanes = rows`).
-    ring_lanes_rows: bool,
-    /// A ring warp takes 16 rows of every super-block of a stage as mma fragments (`ring_lanes = fragments`).
-    ring_lanes_fragments: bool,
-    /// Super-blocks of every row a stage of such a ring holds.
-    ring_fragment_superblocks: u32,
-    /// Chunks of tokens one copy-engine box holds (the int12 engine: 2, in the 128-byte swizzle; [`token_box_chunks`]).
-    token_box_chunks: u32,
-    /// A window's token boxes are one three-dimensional box ([`window_token_box`]).
-    window_token_box: bool,
-    /// Groups of such a ring's warps along K (`warps_k`).
-    warps_k: u32,
-    /// Blocks of a cluster along the rows (sharing each token box) and along the tokens (sharing each weight box).
-    cluster_rows: u32,
-    cluster_tokens: u32,
-
-    /// A ring's launch bounds name its blocks an SM even when that is one ([`ring_names_blocks_per_sm`]).
-    ring_names_blocks_per_sm: bool,
-    /// The numerics mode's keyword (`int_per32`, ...).
-    mode: &'static str,
-    /// The scale fetch's keyword (`narrow`, `wide`, `plane`).
-    scale_fetch: &'static str,
-    /// Activation group size G (32 or 256).
-    group: u32,
-    /// The activation quantizer's entry point (`NumericsMode::quantizer_kernel`).
-    quantize_kernel: String,
-    /// The quantizer's largest magnitude (127, or 2047 for the 12-bit mode).
-    activation_limit: u32,
-    /// int8 activation planes per value (2 for the 12-bit mode, chunk-interleaved).
-    activation_planes: u32,
-    /// Threads per block.
-    threads: u32,
-    /// Threads of the warps that hold the tile's outputs (all but the fold warps).
-    tile_threads: u32,
-    /// Warps of the fold warpgroup (`fold_warps`; 0 = each warp folds its own rows).
-    fold_warps: u32,
-    /// Parts along K a tile of a part-full last wave may take (`tail_parts`; 1 = whole tiles only).
-    tail_parts: u32,
-    /// The fold warpgroup's ring ([`crate::layout::FoldRing`]), with fold warps.
-    fold_ring: Option<FoldRing>,
-    /// Registers a thread of the fold warps or the producer warpgroup, and a tile thread, keep after `setmaxnreg`
-    /// ([`helper_registers`]).
-    helper_registers: u32,
-    tile_registers: u32,
-    /// The step between one thread's outputs in shared totals and segments: the threads that hold outputs.
-    output_stride: &'static str,
-    /// Weight rows per block.
-    nbj: u32,
-    /// Tokens per block.
-    tile_n: u32,
-    /// Warps along the rows.
-    warps_m: u32,
-    /// Warps along the tokens.
-    warps_n: u32,
-    /// Weight rows per warp.
-    rows_per_warp: u32,
-    /// Tokens per warp.
-    tokens_per_warp: u32,
-    /// 32-wide chunks per stage window.
-    kdr: u32,
-    /// Windows per super-block (8 / kdr).
-    windows_per_superblock: u32,
-    /// Split of K across blocks.
-    ksplit: u32,
-    /// Shared-memory stages of the main loop.
-    stages: u32,
-    /// Integer accumulator sets (the prefolded engines under `int_per256`, and `wgmma_k32_regfold` per chunk).
-    accumulator_sets: u32,
-    /// H and L sums kept apart over a super-block (`int_per256` with the fold engine or two accumulator sets).
-    split_sums: bool,
-    /// Outputs each lane owns.
-    outputs_per_lane: u32,
-    /// Fragments of a warp tile along the rows: mma tiles of 16 rows, or dp4a lane rows of 8.
-    fragments_m: u32,
-    /// Fragments of a warp tile along the tokens: mma tiles of 8 tokens, or dp4a lane columns of 4.
-    fragments_n: u32,
-    /// Bytes of one stage.
-    stage_bytes: u32,
-    /// Shared memory of the block in all.
-    total_bytes: u32,
-    /// Bytes of the segment totals in shared memory (0 when they live in registers).
-    totals_bytes: u32,
-    /// Segment totals live in shared memory.
-    shared_totals: bool,
-    /// The output itself holds the segment totals (`totals = output`).
-    output_totals: bool,
-    /// Bytes of the running segments in shared memory, after the totals (0 when they live in registers).
-    segment_bytes: u32,
-    /// Running segments live in shared memory (`segment = shared`).
-    shared_segment: bool,
-    /// How output `o`'s running segment is indexed: `o` in registers, `o * output_stride` in shared memory.
-    segment_slot: String,
-    /// How output `o`'s sum of finished segments is indexed, the same way (`totals = registers` or `shared`).
-    total_slot: String,
-    /// Refills are issued a slice per chunk (`refill = spread`).
-    spread_refill: bool,
-    /// Padded stages arrive by bulk tensor copies on one mbarrier per stage (`refill = tma`).
-    tma_refill: bool,
-    /// The stages' mbarriers and reader counts after the totals (`refill = tma`), else 0.
-    stage_barrier_bytes: u32,
-    /// Shared memory over 48 KiB: declared dynamic.
-    dynamic_shared: bool,
-    /// The regions of one stage, in layout order.
-    regions: Vec<RegionContext>,
-    /// The regions each window's tokens are written into during the window before, after the stages (offsets
-    /// from the start of shared memory, of buffer 0).
-    window_regions: Vec<RegionContext>,
-    /// Buffers of the window regions, and the bytes of one.
-    window_buffers: u32,
-    window_buffer_bytes: u32,
-    /// The raw and padded weight layouts.
-    layouts: Vec<LayoutContext>,
-    /// The scale arms read from the blocks (`narrow`, `wide`), each once; empty for the register fold.
-    block_fetches: Vec<&'static str>,
-    /// Whether `load_scale_bytes` is emitted: the wide arm (non-fold) or the int plane read without cp.async.
-    needs_scale_words: bool,
-    /// 32-bit words holding a window's 2*kdr scale bytes.
-    scale_words: u32,
-    /// The distinct cp.async widths the module uses, ascending.
-    cp_async_widths: Vec<u32>,
-    /// cp.async width of the activation copies; 0 = off.
-    cp_async_activations: u32,
-    /// cp.async width of the plane copies; 0 = off.
-    cp_async_plane: u32,
-    /// Bytes per activation copy (the cp.async width, else 16).
-    activation_piece: u32,
-    /// Bytes per prefolded weight copy (the cp.async width, else 16).
-    weight_piece: u32,
-    /// Bytes per cp.async of activation scales; 0 = plain loads.
-    activation_scale_piece: u32,
-    /// The activation copies fill whole rounds of THREADS (no guard on the last round).
-    activation_pieces_fill_threads: bool,
-    /// The weight copies fill whole rounds of THREADS.
-    weight_pieces_fill_threads: bool,
-    /// Floats per activation-scale copy.
-    activation_scale_piece_floats: u32,
-}
-
-fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
-    // The raw layout is only 2-byte aligned, so it always takes the narrow arm (docs/DESIGN.md D2).
-    let raw_fetch = match desc.scale_fetch {
-        ScaleFetch::Plane => "plane",
-        _ => "narrow",
-    };
-    let mut layouts = vec![
-        LayoutContext {
-            name: "raw",
-            struct_name: "RawLayout",
-            block_bytes: q6k::BLOCK_BYTES as u32,
-            alignment: 2,
-            bulk_copies: false,
-            run_width: 2,
-            fetch: raw_fetch,
-            block_piece: 2,
-        },
-        LayoutContext {
-            name: "padded",
-            struct_name: "PaddedLayout",
-            block_bytes: PADDED_BLOCK_BYTES,
-            alignment: 16,
-            bulk_copies: true,
-            run_width: desc.expand.bytes(),
-            fetch: desc.scale_fetch.keyword(),
-            block_piece: 16,
-        },
-    ];
-    if has_raw_rows_entry(desc) {
-        layouts.push(LayoutContext {
-            name: "raw_rows",
-            struct_name: "RawRowsLayout",
-            block_bytes: q6k::BLOCK_BYTES as u32,
-            alignment: 2,
-            bulk_copies: true,
-            run_width: 2,
-            fetch: raw_fetch,
-            block_piece: 2,
-        });
-    }
-    layouts
-}
-
-/// Whether `desc` has the `raw_rows` entry point: the stage engines whose blocks arrive by bulk tensor copies
-/// (`refill = tma`, not the rings), which can read raw rows the same way when each row starts 16-byte aligned: a
-/// box of a row's block starts at any 2-byte element of it and lands at the stage's row stride, as a padded block
-/// does (the bytes after the 210 are the next block's, which no lane reads).
-pub fn has_raw_rows_entry(desc: &VariantDescription) -> bool {
-    desc.refill == Refill::Tma && desc.engine != Engine::StreamRing
-}
-
-/// Whether a ring of `threads` names one block an SM in its launch bounds (docs/PERF.md decode log 42): left out,
-/// ptxas plans for several blocks an SM, which a ring's shared memory never allows, and holds it to fewer registers
-/// than one block may have; from 512 threads that is at most 128 a thread (65536 an SM) either way, and naming it
-/// only reorders the code.
-fn ring_names_blocks_per_sm(threads: u32) -> bool {
-    threads.saturating_mul(128) < 65536
-}
-
-/// Whether the generated code steps through region `name` by rows (see [`RegionContext::stride_used`]).
-fn region_stride_used(desc: &VariantDescription, name: &str) -> bool {
-    match name {
-        // The per-window regions are indexed as plain arrays or core matrices.
-        "smem_tokens_f16" | "smem_activation_d_by_chunk" => false,
-        "smem_weights" => desc.engine != Engine::WgmmaK32Prefolded,
-        "smem_activations" => !desc.engine.is_wgmma(),
-        // The streaming engine's regions are one slice per warp.
-        _ if desc.engine == Engine::StreamDp4a => true,
-        // A ring that gives its lanes rows steps through its stage row by row.
-        "smem_ring" => desc.ring_lanes == RingLanes::Rows,
-        "smem_weight_sc" => true,
-        // Only the plane's cp.async copies step through the chunks of the dsc region.
-        "smem_weight_dsc" => desc.scale_fetch == ScaleFetch::Plane && desc.cp_async_plane.is_on(),
-        _ => false,
-    }
-}
-
-/// Computes everything the templates branch on, once.
-fn render_context(
-    desc: &VariantDescription,
-    canonical: &str,
-    layout: &SharedLayout,
-) -> RenderContext {
-    // dp4a: lanes as 8 rows x 4 tokens; mma: fragments of 16 rows x 8 tokens (the validator's token unit can be
-    // coarser, e.g. prefolded loads B fragments in pairs, but a fragment is still 8 tokens).
-    let (tile_rows, tile_tokens) = match desc.engine {
-        Engine::Dp4a => (8, 4),
-        _ => (16, 8),
-    };
-    let rows_per_warp = desc.nbj / desc.warps_m;
-    let tokens_per_warp = desc.tile_n / desc.warps_n;
-    let group = desc.mode.activation_group();
-    let folded = desc.engine.is_fold();
-    let regfold = desc.engine.builds_rows_in_registers();
-    let layouts = layouts(desc);
-
-    let cpa = desc.cp_async_activations.bytes();
-    let cpp = desc.cp_async_plane.bytes();
-    // Activation scales: the window's kdr floats per token are contiguous and 4*kdr-aligned (G = 32); one
-    // float per token under G = 256.
-    let activation_scale_piece = match (cpa, group) {
-        (0, _) => 0,
-        (_, 256) => 4,
-        (bytes, _) => bytes.min(4 * desc.kdr),
-    };
-    // The register-fold engines copy the padded layout's blocks 16 bytes at a time with cp.async, unless the
-    // copy engine stages them (refill = tma).
-    let block_copies = if regfold && desc.refill != Refill::Tma {
-        16
-    } else {
-        0
-    };
-    // A fragment ring's lanes copy its tokens 16 bytes at a time (decode log 48).
-    let token_copies = if desc.ring_lanes == RingLanes::Fragments {
-        16
-    } else {
-        0
-    };
-    let mut cp_async_widths: Vec<u32> =
-        [cpa, cpp, activation_scale_piece, block_copies, token_copies]
-            .into_iter()
-            .filter(|w| *w > 0)
-            .collect();
-    cp_async_widths.sort_unstable();
-    cp_async_widths.dedup();
-
-    // mma_k32_regfold reads its scales straight from the staged blocks: no fetch arm.
-    let block_fetches: Vec<&'static str> = if regfold || desc.engine == Engine::StreamRing {
-        Vec::new()
-    } else {
-        let mut v: Vec<&'static str> = layouts
-            .iter()
-            .map(|l| l.fetch)
-            .filter(|f| *f != "plane")
-            .collect();
-        v.dedup();
-        v
-    };
-    // `load_scale_bytes` serves the wide arm (non-fold) and the int plane read without cp.async.
-    let needs_scale_words = !folded
-        && (block_fetches.contains(&"wide")
-            || (desc.scale_fetch == ScaleFetch::Plane
-                && desc.mode != NumericsMode::F32Per16
-                && cpp == 0));
-    let region_context = |r: &Region| RegionContext {
-        name: r.name,
-        offset: r.offset,
-        bytes: r.bytes,
-        row_stride: r.row_stride,
-        stride_used: region_stride_used(desc, r.name),
-    };
-    let regions = layout.regions.iter().map(region_context).collect();
-    let window_regions = layout.window_regions.iter().map(region_context).collect();
-    // Activation rows, and prefolded weight rows, are copied as they are: cp.async at the declared width,
-    // else 16-byte loads.
-    let activation_piece = if cpa > 0 { cpa } else { 16 };
-    let weight_piece = if cpp > 0 { cpp } else { 16 };
-    // Copy loops run a fixed number of rounds of THREADS pieces; a partial last round needs a guard.
-    let activation_pieces =
-        desc.tile_n * desc.kdr * 32 * desc.mode.activation_planes() / activation_piece;
-    let weight_pieces = 2 * desc.nbj * desc.kdr * 32 / weight_piece;
-    let rows_at_once = stream_rows_at_once(desc.tile_n);
-    let (helper_registers, tile_registers) = helper_registers(desc);
-    // Shared totals and segments step by the threads that hold outputs.
-    let output_stride = if desc.fold_warps > 0 {
-        "TILE_THREADS"
-    } else {
-        "THREADS"
-    };
-
-    RenderContext {
-        codegen_version: CODEGEN_VERSION,
-        canonical: canonical.to_string(),
-        description_lines: description_lines(desc),
-        engine: desc.engine.keyword(),
-        folded,
-        prefolded: desc.engine.is_prefolded(),
-        regfold,
-        stream: desc.engine == Engine::StreamDp4a,
-        stream_ring: desc.engine == Engine::StreamRing,
-        fused_quantizer: desc.quantizer == Quantizer::Fused,
-        producer_warpgroup: desc.producer == Producer::Warpgroup,
-        producer_threads: desc.producer_threads(),
-        ring_record_bytes: RING_RECORD_BYTES,
-        ring_record_scales: RING_RECORD_SCALES,
-        ring_record_offsets: RING_RECORD_OFFSETS,
-        ring_barrier_bytes: ring_barrier_bytes(desc),
-        ring_record_pieces_at_once: ring_record_pieces_at_once(desc),
-        ring_fused_records_at_once: ring_fused_records_at_once(desc),
-        ring_fragment_superblocks: RING_FRAGMENT_SUPERBLOCKS,
-        token_box_chunks: crate::layout::token_box_chunks(desc),
-        window_token_box: crate::layout::window_token_box(desc),
-        warps_k: desc.warps_k,
-        cluster_rows: desc.cluster_rows,
-        cluster_tokens: desc.cluster_tokens,
-        wgmma: desc.engine.is_wgmma(),
-        reads_blocks: !desc.engine.is_prefolded() || !block_fetches.is_empty(),
-        q6k: Q6K,
-        superblocks_per_segment: SEGMENT_SUPERBLOCKS,
-        stream_superblocks_per_pass: STREAM_SUPERBLOCKS_PER_PASS,
-        stream_rows_at_once: rows_at_once,
-        stream_offset_in_sums: stream_offset_in_sums(desc.tile_n),
-        // A few tokens' activations are few registers: they travel with the weights, steps ahead.
-        // One row at a time leaves registers for a second pass in flight.
-        stream_prefetch_steps: if rows_at_once == 1 { 2 } else { 1 },
-        blocks_per_sm: desc.blocks_per_sm,
-        chunk_unroll: desc.chunk_unroll,
-        token_unroll: desc.token_unroll,
-        ring_lanes_rows: desc.ring_lanes == RingLanes::Rows,
-        ring_lanes_fragments: desc.ring_lanes == RingLanes::Fragments,
-        ring_names_blocks_per_sm: ring_names_blocks_per_sm(desc.threads()),
-        mode: desc.mode.keyword(),
-        scale_fetch: desc.scale_fetch.keyword(),
-        group,
-        quantize_kernel: desc.mode.quantizer_kernel(),
-        activation_limit: desc.mode.activation_limit(),
-        activation_planes: desc.mode.activation_planes(),
-        threads: desc.main_loop_threads(),
-        tile_threads: desc.tile_threads(),
-        fold_warps: desc.fold_warps,
-        tail_parts: desc.tail_parts,
-        fold_ring: layout.fold_ring.clone(),
-        helper_registers,
-        tile_registers,
-        nbj: desc.nbj,
-        tile_n: desc.tile_n,
-        warps_m: desc.warps_m,
-        warps_n: desc.warps_n,
-        rows_per_warp,
-        tokens_per_warp,
-        kdr: desc.kdr,
-        windows_per_superblock: 8 / desc.kdr,
-        ksplit: desc.ksplit,
-        stages: desc.stages,
-        accumulator_sets: desc.accumulator_sets,
-        // H and L kept apart over a super-block: the fold engine always, the prefolded one when asked.
-        split_sums: desc.mode == NumericsMode::IntPer256
-            && (desc.engine == Engine::MmaK32Fold || desc.accumulator_sets == 2),
-        outputs_per_lane: rows_per_warp * tokens_per_warp / 32,
-        fragments_m: rows_per_warp / tile_rows,
-        fragments_n: tokens_per_warp / tile_tokens,
-        stage_bytes: layout.stage_bytes,
-        total_bytes: layout.total_bytes,
-        totals_bytes: layout.totals_bytes,
-        shared_totals: desc.totals == Totals::Shared,
-        output_totals: desc.totals == Totals::Output,
-        segment_bytes: layout.segment_bytes,
-        shared_segment: desc.segment == Segment::Shared,
-        segment_slot: match desc.segment {
-            Segment::Registers => "o".to_string(),
-            Segment::Shared => format!("o * {output_stride}"),
-        },
-        total_slot: match desc.totals {
-            Totals::Shared => format!("o * {output_stride}"),
-            Totals::Registers | Totals::Output => "o".to_string(),
-        },
-        output_stride,
-        spread_refill: desc.refill == Refill::Spread,
-        tma_refill: desc.refill == Refill::Tma,
-        stage_barrier_bytes: layout.stage_barrier_bytes,
-        // The ring engine's records and sums grow with K: its shared memory is sized at launch.
-        dynamic_shared: layout.total_bytes > STATIC_SHARED_LIMIT
-            || desc.engine == Engine::StreamRing,
-        regions,
-        window_regions,
-        window_buffers: layout.window_buffers,
-        window_buffer_bytes: layout.window_buffer_bytes,
-        layouts,
-        block_fetches,
-        needs_scale_words,
-        scale_words: (2 * desc.kdr).div_ceil(4),
-        cp_async_widths,
-        cp_async_activations: cpa,
-        cp_async_plane: cpp,
-        activation_piece,
-        weight_piece,
-        activation_scale_piece,
-        activation_pieces_fill_threads: activation_pieces.is_multiple_of(desc.main_loop_threads()),
-        weight_pieces_fill_threads: weight_pieces.is_multiple_of(desc.main_loop_threads()),
-        activation_scale_piece_floats: activation_scale_piece / 4,
-    }
-}
-
-/// Registers a thread of the helper warps (the fold warps, or the producer warpgroup) and of the tile's warps keep
-/// after `setmaxnreg` (zeros without helpers). A block starts with 64K / threads each (its launch bounds name one
-/// block an SM), rounded down to 8; the helpers keep what their work needs (a fold warp 16 registers of words a
-/// fragment group and its temporaries; a producer thread [`PRODUCER_REGISTERS`]) and give the rest to the tile's
-/// warps, whose sums it holds. Both are multiples of 8 in 24..=256, and the two sides together never ask for more
-/// than the block started with.
-fn helper_registers(desc: &VariantDescription) -> (u32, u32) {
-    let helper = if let Some(rows_per_fold_warp) = desc.nbj.checked_div(desc.fold_warps) {
-        let fold_groups = rows_per_fold_warp / 16;
-        (48 + 24 * fold_groups).div_ceil(8) * 8
-    } else if desc.producer == Producer::Warpgroup {
-        PRODUCER_REGISTERS
-    } else {
-        return (0, 0);
-    };
-    let threads = desc.threads().max(1);
-    let at_entry = (65536 / threads / 8 * 8).min(256);
-    let helper_threads = threads - desc.tile_threads();
-    let tile = ((at_entry * threads - helper * helper_threads) / desc.tile_threads().max(1) / 8
-        * 8)
-    .min(256);
-    (helper, tile)
-}
-
-/// Registers a producer thread keeps: its one issuing thread only waits on mbarriers and issues tensor copies, which
-/// fits the fewest `setmaxnreg` allows, and every register it gives up is the tile's: 240 a tile thread, enough for
-/// 128 x 96 (docs/PERF.md log 89; 40 in log 79 left 232).
-const PRODUCER_REGISTERS: u32 = 24;
+/// The templates, embedded at build time (name, text): every file under templates/ (codegen/build.rs).
+const TEMPLATES: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/templates.rs"));
 
 /// Renders a description into its CUDA module. Refuses invalid descriptions with the validator's sentences.
 pub fn render(desc: &VariantDescription) -> Result<RenderedVariant, RenderError> {
-    validate(desc).map_err(|errors| RenderError::Invalid {
+    crate::plan::plan(desc).map_err(|errors| RenderError::Invalid {
         name: desc.name.to_string(),
         errors,
     })?;
     let canonical = canonical_name(desc);
     let layout = shared_layout(desc);
-    let context = render_context(desc, &canonical, &layout);
+    let context = context::render_context(desc, &canonical, &layout);
     let template_error = |e: tera::Error| RenderError::Template(format!("{e:?}"));
-    let tera_context = tera::Context::from_serialize(&context).map_err(template_error)?;
+    let mut tera_context = tera::Context::from_serialize(&context).map_err(template_error)?;
     let mut tera = tera::Tera::default();
     tera.add_raw_templates(TEMPLATES.to_vec())
         .map_err(template_error)?;
+    // The matmul's components fill the hub's slots (components.rs).
+    for slot in components::slots(TEMPLATES) {
+        tera_context.insert(slot, "");
+    }
+    for component in components::components(desc, &context) {
+        let rendered = tera
+            .render(component, &tera_context)
+            .map_err(template_error)?;
+        for (slot, text) in components::sections(&rendered) {
+            // A later component's section follows an earlier one's in the same slot.
+            let earlier = tera_context
+                .get(&slot)
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string();
+            tera_context.insert(slot, &(earlier + &text));
+        }
+    }
     let raw_source = tera
         .render("module.cu.tera", &tera_context)
         .map_err(template_error)?;
+    let contract = LaunchContract::of(desc);
     Ok(RenderedVariant {
-        canonical: canonical.clone(),
+        canonical,
         source: tidy(&raw_source),
-        kernels: KernelNames {
-            quantize: desc.mode.quantizer_kernel(),
-            raw: format!("{canonical}_raw"),
-            padded: format!("{canonical}_padded"),
-            raw_rows: has_raw_rows_entry(desc).then(|| format!("{canonical}_raw_rows")),
-            combine: (desc.ksplit > 1).then(|| format!("{canonical}_combine")),
-        },
+        kernels: contract.kernels,
         shared_bytes: layout.total_bytes,
-        dynamic_shared: context.dynamic_shared,
-        threads: desc.threads(),
+        dynamic_shared: contract.shared != SharedMemory::Static,
+        threads: contract.threads,
         features: features_used(desc),
     })
 }

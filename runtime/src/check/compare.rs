@@ -5,7 +5,7 @@ use std::fmt;
 
 use mmqgen_reference::activations::QuantizedActivations;
 
-use crate::gpu::launch::{POISON_BITS, POISON_Q};
+use crate::gpu::workspace::{POISON_BITS, POISON_Q};
 
 /// splitmix64: the sampling stream and the sub-seeds (kept here so that a sample is a pure function of its
 /// seed, whatever the reference crate's generator does).

@@ -6,7 +6,7 @@
 //! exercised) and activations with 4 outlier channels per 4096 (`data::activations`), with rounding ties for the
 //! quantizer planted in one span of 256 per token (`data::plant_rounding_ties`: scales from 2^-110 to 2^60,
 //! values on or beside half-integer multiples of them). Before the launch the output and the workspace are poisoned
-//! ([`crate::gpu::launch::POISON_BITS`], [`crate::gpu::launch::POISON_Q`]), so an output the kernel never wrote shows even where it is not compared.
+//! ([`crate::gpu::workspace::POISON_BITS`], [`crate::gpu::workspace::POISON_Q`]), so an output the kernel never wrote shows even where it is not compared.
 //! Small shapes (m * n <= [`FULL_COMPARE_LIMIT`]) compare every output with the reference; larger ones compare
 //! a seeded sample of at least [`MIN_SAMPLED_OUTPUTS`] outputs (plus the first and last token and weight row in
 //! full) with `reference_output`, and, when a variant already proven on the same inputs is supplied, every

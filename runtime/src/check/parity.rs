@@ -15,12 +15,11 @@ use super::compare::{
 use super::gguf::{GgufTensorRef, GgufWeights};
 use super::mutants::MutantError;
 use super::row::{ParityRow, Status};
+use crate::compile::build::{build_rendered, build_variant, BuildError};
 use crate::gpu::device::{is_sticky_kernel_fault, synchronize, DeviceError, Gpu};
-use crate::gpu::launch::{
-    build_rendered, build_variant, check_shape, poison_f32, read_prefix, BuildError, LaunchError,
-    LoadedVariant, Workspace,
-};
+use crate::gpu::launch::{check_shape, LaunchError, LoadedVariant};
 use crate::gpu::weights::{Layout, RegisteredWeights, WeightsError};
+use crate::gpu::workspace::{poison_f32, read_prefix, Workspace};
 
 /// The output of a variant already proven on the same inputs (same mode, shape and seed), to compare every
 /// output with on sampled shapes.

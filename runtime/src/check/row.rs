@@ -596,7 +596,7 @@ fn unescape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::launch::POISON_BITS;
+    use crate::gpu::workspace::POISON_BITS;
 
     fn tensor_of(path: PathBuf, tensor: &str) -> GgufTensorRef {
         GgufTensorRef {

@@ -8,11 +8,11 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
+use super::layout_arg::LayoutArg;
 use super::{find_variant, CliError};
 use crate::check::Shape;
 use crate::codegen::VariantDescription;
 use crate::gpu::device::Gpu;
-use crate::gpu::weights::Layout;
 use crate::measure::bench::{
     dedup_shapes, default_shapes, default_variants, prefill_shapes, run_bench, BenchConfig,
     BenchReport, CublasOut, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS, DEFAULT_SEED, DEFAULT_WARMUP,
@@ -20,22 +20,6 @@ use crate::measure::bench::{
 };
 use crate::select::arch_from_str;
 use serde_json::json;
-
-/// The weight layout the variants are timed on (bench), or the call is explained for (explain).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum LayoutArg {
-    Raw,
-    Padded,
-}
-
-impl From<LayoutArg> for Layout {
-    fn from(arg: LayoutArg) -> Layout {
-        match arg {
-            LayoutArg::Raw => Layout::Raw,
-            LayoutArg::Padded => Layout::Padded,
-        }
-    }
-}
 
 /// The cuBLAS baselines' output type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -427,6 +411,7 @@ pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::weights::Layout;
 
     fn parse(argv: &[&str]) -> Result<BenchArgs, String> {
         crate::cli::parse_args::<BenchArgs>(std::iter::once("bench").chain(argv.iter().copied()))

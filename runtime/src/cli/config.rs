@@ -1,7 +1,7 @@
 //! `mmqgen config check [FILE]` and `mmqgen explain`: the selection config ([`crate::select`]) made
 //! readable, so that a person can see why a shape gets its variant before trusting a tuned file.
 
-use super::bench::LayoutArg;
+use super::layout_arg::LayoutArg;
 use super::CliError;
 use crate::codegen::VariantDescription;
 use crate::formats::input::{read_text_capped, shown, shown_path, CONFIG_FILE};

@@ -6,6 +6,7 @@ pub mod bench;
 mod check;
 pub(crate) mod config;
 mod formats;
+mod layout_arg;
 pub mod parity;
 mod profile;
 mod run;

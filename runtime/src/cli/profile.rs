@@ -23,7 +23,7 @@ use mmqgen_codegen::{canonical_name, VariantDescription};
 use super::parity::{find_variant, LayoutChoice};
 use super::CliError;
 use crate::check::Shape;
-use crate::gpu::launch::PROFILE_SOURCE_DIR_ENV;
+use crate::compile::build::PROFILE_SOURCE_DIR_ENV;
 use crate::measure::profile::{
     parse_raw_csv, parse_source_page, render_planes, render_source_page, METRICS,
 };

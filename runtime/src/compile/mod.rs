@@ -1,7 +1,8 @@
 //! JIT compilation of rendered CUDA sources to cubins with NVRTC, plus the
 //! two things we want to know about a cubin before launching it: ptxas'
 //! resource report ([`report`]) and a SASS instruction census ([`sass`]); compiled cubins are kept on disk
-//! ([`cache`]), and [`inspect`] reports what a variant compiles to per architecture.
+//! ([`cache`]), [`inspect`] reports what a variant compiles to per architecture, and [`build`] renders, compiles
+//! and loads one for a GPU.
 //!
 //! # Environment
 //!
@@ -21,6 +22,7 @@
 //!   missing tool from a visible `SKIPPED:` line into a test failure.
 //!   `source .ci/env.sh` sets all of the above.
 
+pub mod build;
 pub mod cache;
 pub mod inspect;
 pub mod isolated;

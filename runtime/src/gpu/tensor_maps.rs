@@ -8,10 +8,8 @@ use cudarc::driver::sys::{
     self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
-use mmqgen_codegen::layout::{token_box_chunks, window_token_box};
-use mmqgen_codegen::{
-    shared_layout, Refill, RingLanes, VariantDescription, RING_FRAGMENT_SUPERBLOCKS, SUPERBLOCK_K,
-};
+use mmqgen_codegen::launch::{Swizzle, TensorMapBoxes};
+use mmqgen_codegen::SUPERBLOCK_K;
 
 /// The kernel's `TensorMaps` parameter: three `CUtensorMap`s of 128 bytes, 64-byte aligned.
 #[repr(C, align(64))]
@@ -128,178 +126,108 @@ pub fn scale_position(token: usize) -> usize {
     token ^ ((token >> 2) & 2)
 }
 
-/// The boxes of a `refill = tma` variant, fixed by its description: worked out once when the variant is loaded,
-/// so that a call only encodes its buffers and shape. Each box is one region of a stage: a weight row of the stage
-/// is the block and the first bytes of the next (`smem_weights`' row stride), a token row the window's 256 bytes
-/// and the next few (`smem_activations`' row stride), which no lane reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Boxes {
-    /// 16-bit elements of a weight row's box, and its rows (`nbj`).
-    weight_elements: u32,
-    weight_rows: u32,
-    /// Elements of a token row's box (16-bit, or 32-bit for a fragment ring, whose rows are longer than 256
-    /// 16-bit elements), and its rows (`tile_n`).
-    token_elements: u32,
-    token_element_bytes: u32,
-    token_rows: u32,
-    /// Groups of the scales' box (`kdr` chunks of per-32 scales, or one super-block's per-256 ones): rows of
-    /// `tile_n` scales, one a group.
-    scale_rows: u32,
-    /// int8 planes per activation value (2 under `int12_per256`): a token's row is `k * planes` bytes.
-    planes: u32,
-    /// Activation values per scale (32 or 256): the scales have `k / group` rows.
-    group: u32,
-    /// The swizzle the tokens' boxes land in: wgmma reads them through swizzled descriptors, in the 64-byte swizzle
-    /// for one chunk a box and the 128-byte one for two; the mma engines' boxes are not swizzled.
-    token_swizzle: CUtensorMapSwizzle,
-    /// Chunk groups of a window that one token box takes (the map's third dimension: the int12 engine's window
-    /// box, [`window_token_box`]), or none for two-dimensional token boxes.
-    token_groups: Option<u32>,
+/// The driver's swizzle for a box's.
+fn swizzle(swizzle: Swizzle) -> CUtensorMapSwizzle {
+    match swizzle {
+        Swizzle::None => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+        Swizzle::B64 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+        Swizzle::B128 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+    }
 }
 
-impl Boxes {
-    /// The boxes of `desc`, or none when its stages are not brought by the copy engine.
-    pub fn of(desc: &VariantDescription) -> Option<Boxes> {
-        if desc.refill != Refill::Tma {
-            return None;
-        }
-        let layout = shared_layout(desc);
-        let stride = |region: &str| layout.region(region).map_or(0, |r| r.row_stride);
-        if desc.ring_lanes == RingLanes::Fragments {
-            // A ring's box is one row group's 16 rows, and a stage holds RING_FRAGMENT_SUPERBLOCKS super-blocks.
-            return Some(Boxes {
-                weight_elements: stride("smem_weights") / 2,
-                weight_rows: 16,
-                token_elements: stride("smem_activations") / 4,
-                token_element_bytes: 4,
-                token_rows: desc.tile_n,
-                scale_rows: RING_FRAGMENT_SUPERBLOCKS * 8,
-                planes: 1,
-                group: 32,
-                token_swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
-                token_groups: None,
-            });
-        }
-        let group = desc.mode.activation_group();
-        let box_chunks = token_box_chunks(desc);
-        Some(Boxes {
-            weight_elements: stride("smem_weights") / 2,
-            weight_rows: desc.nbj,
-            // wgmma reads its tokens through swizzled descriptors: the kernel copies a window token_box_chunks
-            // chunks a box, their 64 bytes (both planes) each of every token's row (docs/KERNELS.md).
-            token_elements: if desc.engine.is_wgmma() {
-                32 * box_chunks
-            } else {
-                stride("smem_activations") / 2
-            },
-            token_element_bytes: 2,
-            token_rows: desc.tile_n,
-            scale_rows: (desc.kdr * 32).div_ceil(group),
-            planes: desc.mode.activation_planes(),
-            group,
-            token_swizzle: match (desc.engine.is_wgmma(), box_chunks) {
-                (false, _) => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
-                (true, 1) => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
-                (true, _) => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
-            },
-            token_groups: window_token_box(desc).then(|| desc.kdr / box_chunks),
-        })
-    }
+/// The maps of one call of a variant whose contract has `boxes`, on padded weights at `weights` (`m` rows of
+/// `k / 256` blocks), int8 activations at `act_q` (`n` rows of `k`) and their scales at `act_d`, chunk-major
+/// (`k / 32` rows of [`scale_row_stride`] scales, each token's at its [`scale_position`]). Raw weights (`None`:
+/// 2-byte aligned rows, which no tensor map can describe) leave the weights' map zero: the raw entry point copies
+/// its blocks itself and reads only the other two.
+pub fn encode(
+    boxes: &TensorMapBoxes,
+    weights: Option<MappedWeights>,
+    act_q: u64,
+    act_d: u64,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Result<TensorMaps, EncodeError> {
+    let maps = call_maps(boxes, weights, act_q, act_d, m, n, k);
+    Ok(TensorMaps {
+        weights: match maps.weights {
+            Some(map) => map.encode()?,
+            None => sys::CUtensorMap { opaque: [0; 16] },
+        },
+        tokens: maps.tokens.encode()?,
+        scales: maps.scales.encode()?,
+    })
+}
 
-    /// The maps of one call on padded weights at `weights` (`m` rows of `k / 256` blocks), int8 activations at
-    /// `act_q` (`n` rows of `k`) and their scales at `act_d`, chunk-major (`k / 32` rows of [`scale_row_stride`]
-    /// scales, each token's at its [`scale_position`]). Raw weights (`None`: 2-byte aligned rows, which no tensor
-    /// map can describe) leave the weights' map zero: the raw entry point copies its blocks itself and reads only
-    /// the other two.
-    pub fn encode(
-        &self,
-        weights: Option<MappedWeights>,
-        act_q: u64,
-        act_d: u64,
-        m: usize,
-        n: usize,
-        k: usize,
-    ) -> Result<TensorMaps, EncodeError> {
-        let maps = self.maps(weights, act_q, act_d, m, n, k);
-        Ok(TensorMaps {
-            weights: match maps.weights {
-                Some(map) => map.encode()?,
-                None => sys::CUtensorMap { opaque: [0; 16] },
-            },
-            tokens: maps.tokens.encode()?,
-            scales: maps.scales.encode()?,
-        })
-    }
-
-    /// What [`Self::encode`] hands the driver.
-    fn maps(
-        &self,
-        weights: Option<MappedWeights>,
-        act_q: u64,
-        act_d: u64,
-        m: usize,
-        n: usize,
-        k: usize,
-    ) -> CallMaps {
-        let superblocks = (k / SUPERBLOCK_K as usize) as u64;
-        // The blocks and the tokens are read as 16-bit elements (a box's row may then be up to 512 bytes), a fragment
-        // ring's tokens as 32-bit ones (its rows are 528 bytes).
-        let weights = weights.map(|w| MapSpec {
-            name: "weights",
-            data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
-            address: w.address,
-            row_elements: superblocks * u64::from(w.block_bytes) / 2,
-            rows: m as u64,
-            row_bytes: superblocks * u64::from(w.block_bytes),
-            box_elements: self.weight_elements,
-            box_rows: self.weight_rows,
-            swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
-            outer: None,
-        });
-        let row_elements = k as u64 * u64::from(self.planes) / u64::from(self.token_element_bytes);
-        let row_bytes = k as u64 * u64::from(self.planes);
-        let tokens = MapSpec {
-            name: "tokens",
-            data_type: if self.token_element_bytes == 4 {
-                CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT32
-            } else {
-                CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16
-            },
-            address: act_q,
-            // A window box: [k / group][n][group] elements, a group being the box's elements of a token's row.
-            row_elements: match self.token_groups {
-                Some(_) => u64::from(self.token_elements),
-                None => row_elements,
-            },
-            rows: n as u64,
-            row_bytes,
-            box_elements: self.token_elements,
-            box_rows: self.token_rows,
-            swizzle: self.token_swizzle,
-            outer: self.token_groups.map(|groups| OuterDimension {
-                extent: row_elements / u64::from(self.token_elements),
-                stride_bytes: u64::from(self.token_elements * self.token_element_bytes),
-                box_depth: groups,
-            }),
-        };
-        let scales = MapSpec {
-            name: "activation scales",
-            data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-            address: act_d,
-            // The whole row, not n: scale_position puts some of the last quad's scales past n.
-            row_elements: scale_row_stride(n) as u64,
-            rows: k as u64 / u64::from(self.group),
-            row_bytes: scale_row_stride(n) as u64 * 4,
-            box_elements: self.token_rows,
-            box_rows: self.scale_rows,
-            swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
-            outer: None,
-        };
-        CallMaps {
-            weights,
-            tokens,
-            scales,
-        }
+/// What [`encode`] hands the driver.
+fn call_maps(
+    boxes: &TensorMapBoxes,
+    weights: Option<MappedWeights>,
+    act_q: u64,
+    act_d: u64,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> CallMaps {
+    let superblocks = (k / SUPERBLOCK_K as usize) as u64;
+    // The blocks and the tokens are read as 16-bit elements (a box's row may then be up to 512 bytes), a fragment
+    // ring's tokens as 32-bit ones (its rows are 528 bytes).
+    let weights = weights.map(|w| MapSpec {
+        name: "weights",
+        data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+        address: w.address,
+        row_elements: superblocks * u64::from(w.block_bytes) / 2,
+        rows: m as u64,
+        row_bytes: superblocks * u64::from(w.block_bytes),
+        box_elements: boxes.weight_elements,
+        box_rows: boxes.weight_rows,
+        swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+        outer: None,
+    });
+    let row_elements = k as u64 * u64::from(boxes.planes) / u64::from(boxes.token_element_bytes);
+    let row_bytes = k as u64 * u64::from(boxes.planes);
+    let tokens = MapSpec {
+        name: "tokens",
+        data_type: if boxes.token_element_bytes == 4 {
+            CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT32
+        } else {
+            CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16
+        },
+        address: act_q,
+        // A window box: [k / group][n][group] elements, a group being the box's elements of a token's row.
+        row_elements: match boxes.token_groups {
+            Some(_) => u64::from(boxes.token_elements),
+            None => row_elements,
+        },
+        rows: n as u64,
+        row_bytes,
+        box_elements: boxes.token_elements,
+        box_rows: boxes.token_rows,
+        swizzle: swizzle(boxes.token_swizzle),
+        outer: boxes.token_groups.map(|groups| OuterDimension {
+            extent: row_elements / u64::from(boxes.token_elements),
+            stride_bytes: u64::from(boxes.token_elements * boxes.token_element_bytes),
+            box_depth: groups,
+        }),
+    };
+    let scales = MapSpec {
+        name: "activation scales",
+        data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+        address: act_d,
+        // The whole row, not n: scale_position puts some of the last quad's scales past n.
+        row_elements: scale_row_stride(n) as u64,
+        rows: k as u64 / u64::from(boxes.group),
+        row_bytes: scale_row_stride(n) as u64 * 4,
+        box_elements: boxes.token_rows,
+        box_rows: boxes.scale_rows,
+        swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+        outer: None,
+    };
+    CallMaps {
+        weights,
+        tokens,
+        scales,
     }
 }
 
@@ -333,7 +261,7 @@ mod tests {
     fn the_scales_map_reaches_every_tokens_scale() {
         // Found by the mutants of prefill log 38 (2026-12-01): a map `n` wide cut off the scales that scale_position
         // puts past n (n = 77: token 76's at 78), and the copy engine filled them with zeros.
-        let boxes = Boxes {
+        let boxes = TensorMapBoxes {
             weight_elements: 120,
             weight_rows: 128,
             token_elements: 136,
@@ -342,23 +270,23 @@ mod tests {
             scale_rows: 8,
             planes: 1,
             group: 32,
-            token_swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+            token_swizzle: Swizzle::None,
             token_groups: None,
         };
         for n in 1..=300 {
-            let scales = boxes
-                .maps(
-                    Some(MappedWeights {
-                        address: 0,
-                        block_bytes: 224,
-                    }),
-                    0,
-                    0,
-                    128,
-                    n,
-                    4096,
-                )
-                .scales;
+            let scales = call_maps(
+                &boxes,
+                Some(MappedWeights {
+                    address: 0,
+                    block_bytes: 224,
+                }),
+                0,
+                0,
+                128,
+                n,
+                4096,
+            )
+            .scales;
             let last = (0..n).map(scale_position).max().unwrap_or(0) as u64;
             assert!(scales.row_elements > last, "n = {n}");
             assert_eq!(scales.row_bytes, scales.row_elements * 4, "n = {n}");
@@ -372,7 +300,9 @@ mod tests {
 
     #[test]
     fn a_fragment_rings_boxes_are_a_row_group_and_a_stage_of_tokens() {
-        use mmqgen_codegen::{Arch, ArchSet, Engine, ExpandWidth, ScaleFetch};
+        use mmqgen_codegen::{
+            Arch, ArchSet, Engine, ExpandWidth, Refill, RingLanes, ScaleFetch, VariantDescription,
+        };
         let desc = VariantDescription {
             name: "ring".into(),
             engine: Engine::StreamRing,
@@ -390,8 +320,9 @@ mod tests {
             ..VariantDescription::DEFAULTS
         };
         mmqgen_codegen::validate(&desc).unwrap();
-        let boxes = Boxes::of(&desc).unwrap();
-        let maps = boxes.maps(
+        let boxes = TensorMapBoxes::of(&desc).unwrap();
+        let maps = call_maps(
+            &boxes,
             Some(MappedWeights {
                 address: 0,
                 block_bytes: 224,
@@ -415,7 +346,10 @@ mod tests {
 
     #[test]
     fn an_int12_wgmma_box_is_a_chunk_of_two_plane_rows() {
-        use mmqgen_codegen::{Arch, ArchSet, Engine, ExpandWidth, NumericsMode, ScaleFetch};
+        use mmqgen_codegen::{
+            Arch, ArchSet, Engine, ExpandWidth, NumericsMode, Refill, ScaleFetch,
+            VariantDescription,
+        };
         let desc = VariantDescription {
             name: "i12".into(),
             engine: Engine::WgmmaK32Regfold,
@@ -437,9 +371,15 @@ mod tests {
             address: 0,
             block_bytes: 210,
         };
-        let maps = Boxes::of(&desc)
-            .unwrap()
-            .maps(Some(raw_rows), 0, 0, 4096, 77, 4096);
+        let maps = call_maps(
+            &TensorMapBoxes::of(&desc).unwrap(),
+            Some(raw_rows),
+            0,
+            0,
+            4096,
+            77,
+            4096,
+        );
         // Raw rows: 16 blocks of 210 bytes a row (3360 bytes, a multiple of 16), boxes of a block and the next bytes.
         let weights = maps.weights.as_ref().unwrap();
         assert_eq!((weights.row_bytes, weights.row_elements), (3360, 1680));

@@ -840,8 +840,19 @@ mod tests {
             .collect()
     }
 
-    /// The rest of the config: every token count on sm_80, so that only sm_90's gaps are in question.
-    const SM80: &str = "[[rule]]\narch = \"sm_80\"\ntokens = { min = 1 }\nvariant = \"r56\"\n";
+    /// The rest of the config: every token count on every other architecture (with the variant built for all of
+    /// them), so that only sm_90's gaps are in question.
+    fn rest() -> String {
+        Arch::ALL
+            .iter()
+            .filter(|a| **a != Arch::Sm90)
+            .map(|a| {
+                format!(
+                    "[[rule]]\narch = \"{a}\"\ntokens = {{ min = 1 }}\nvariant = \"dp4a_int_per32\"\n"
+                )
+            })
+            .collect()
+    }
 
     fn rule(tokens: &str, limit: &str) -> String {
         format!("[[rule]]\narch = \"sm_90\"\ntokens = {tokens}\n{limit}\nvariant = \"r56\"\n")
@@ -852,38 +863,42 @@ mod tests {
     #[test]
     fn rules_that_split_m_or_k_together_leave_no_gap() {
         let split_m = format!(
-            "{}{}{SM80}",
+            "{}{}{}",
             rule("{ min = 1 }", "m = { max = 8191 }"),
-            rule("{ min = 1 }", "m = { min = 8192 }")
+            rule("{ min = 1 }", "m = { min = 8192 }"),
+            rest()
         );
         assert_eq!(gaps(&config(&split_m), Arch::Sm90), []);
         assert!(!config(&split_m).check().iter().any(Finding::is_problem));
 
         // K split three ways over different token ranges, with an unlimited rule for the rest.
         let split_k = format!(
-            "{}{}{}{}{SM80}",
+            "{}{}{}{}{}",
             rule("[1, 100]", "k = { max = 4096 }"),
             rule("[1, 200]", "k = [4097, 8192]"),
             rule("[1, 150]", "k = { min = 8193 }"),
-            rule("{ min = 101 }", "")
+            rule("{ min = 101 }", ""),
+            rest()
         );
         assert_eq!(gaps(&config(&split_k), Arch::Sm90), []);
 
         // m = 8192 is taken by neither: n = 1..=64 is a gap (the rest is covered by an unlimited rule).
         let missing_m = format!(
-            "{}{}{}{SM80}",
+            "{}{}{}{}",
             rule("{ min = 1 }", "m = { max = 8191 }"),
             rule("{ min = 1 }", "m = { min = 8193 }"),
-            rule("{ min = 65 }", "")
+            rule("{ min = 65 }", ""),
+            rest()
         );
         assert_eq!(gaps(&config(&missing_m), Arch::Sm90), [(1, 64, true)]);
 
         // The second half of m only up to n = 32: n = 33..=64 is open, n = 1..=32 is not.
         let short = format!(
-            "{}{}{}{SM80}",
+            "{}{}{}{}",
             rule("[1, 64]", "m = { max = 8191 }"),
             rule("[1, 32]", "m = { min = 8192 }"),
-            rule("{ min = 65 }", "")
+            rule("{ min = 65 }", ""),
+            rest()
         );
         assert_eq!(gaps(&config(&short), Arch::Sm90), [(33, 64, true)]);
     }

@@ -18,8 +18,8 @@
 //! ```
 //!
 //! One module per job: `rule` reads a rule, `names` keeps variant names unique, `explain` says why a shape got
-//! its variant, `check` finds gaps, dead rules and overlaps; `default_promise` holds the default to
-//! docs/DESIGN.md D12 and D13.
+//! its variant, `check` finds gaps, dead rules and overlaps, `policy` says what a pick must keep (the caps of
+//! docs/DESIGN.md D12 and D13, the engines, where each mode may run); `default_promise` holds the default to them.
 
 use crate::codegen::spec_file::{parse_toml, variants_from_toml, SpecError};
 use crate::codegen::{canonical_name, Arch, NumericsMode, VariantDescription};
@@ -33,6 +33,7 @@ mod check;
 mod default_promise;
 mod explain;
 mod names;
+pub mod policy;
 mod probe;
 mod rule;
 
@@ -40,6 +41,7 @@ pub use check::{Finding, MAX_SHAPE_DIM};
 pub use explain::{Explanation, RuleVerdict, Verdict};
 use names::{listed, NAMES_LISTED};
 pub use names::{NameClash, VariantNames};
+pub use policy::{Policy, PolicyError, Violation, DEFAULT_POLICY};
 pub use probe::RuleShape;
 pub use rule::{arch_from_str, Bounds, Rule, RuleProblem};
 use rule::{join_and, parse_rule};

@@ -13,7 +13,7 @@ use super::fail::{panic_text, Fail};
 use super::report::BaselineResult;
 use super::threads::{parallel_map, row_chunks, worker_threads};
 use crate::check::{sub_seed, Shape};
-use crate::gpu::launch::read_prefix;
+use crate::gpu::workspace::read_prefix;
 
 /// The dense baselines dequantize the parity blocks with each block's `d` moved to this binary exponent
 /// (sign and mantissa kept): the full-range parity blocks have `d` up to 65504 and subnormal, which would

@@ -27,10 +27,12 @@ use super::stats::{tflops, Stats};
 use super::threads::parallel_map;
 use super::timer::{Spinner, Timer};
 use crate::check::{compare_quantized, compare_sampled, count_unwritten, sample_indices, Shape};
+use crate::compile::build::build_variant;
 use crate::compile::nvrtc_version;
 use crate::gpu::device::{describe_driver_error, DeviceError, Gpu};
-use crate::gpu::launch::{build_variant, poison_f32, read_prefix, LoadedVariant, Workspace};
+use crate::gpu::launch::LoadedVariant;
 use crate::gpu::weights::RegisteredWeights;
+use crate::gpu::workspace::{poison_f32, read_prefix, Workspace};
 
 /// One built variant.
 struct Built {

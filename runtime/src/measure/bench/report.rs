@@ -9,7 +9,7 @@ use super::provenance::RunInfo;
 use super::shapes::{LLAMA3_8B_LAYER, ROTATION_L2_MULTIPLE};
 use super::stats::{tflops, Stats};
 use crate::check::Shape;
-use crate::gpu::launch::BuildInfo;
+use crate::compile::build::BuildInfo;
 
 /// A contestant's timing: its statistics, why it was not timed, or the launcher's sentence on why the variant
 /// cannot take this shape (not a failure of the run: `bench --picks` times every pick at every shape, and a ring

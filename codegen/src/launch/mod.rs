@@ -1,0 +1,377 @@
+//! The launch contract: everything a launcher needs to queue a variant's kernels, computed from the description
+//! beside its source (docs/KERNELS.md, "Entry points"). The entry points, the block, the shared memory, the tile
+//! scheduler's grid and workspace, the copy engine's boxes and the ordered argument list the matmul entry points
+//! take are data here, so that the launcher names no engine and no feature: it packs what the list asks for.
+//!
+//! One job per module: [`schedule`] maps tiles to blocks, [`boxes`] gives the tensor maps' boxes.
+
+pub mod boxes;
+pub mod schedule;
+
+use crate::description::*;
+use crate::layout::shared_layout;
+use crate::name::canonical_name;
+
+pub use boxes::{Swizzle, TensorMapBoxes};
+pub use schedule::{
+    counter_slots_to_zero, segment_count, segment_len, BlockGrid, Decomposition, GridError,
+    TailSplit, TileSchedule, WorkspaceDemand, MAX_GRID_YZ, SEGMENT_K,
+};
+
+/// Shared memory a block can get without raising the function attribute.
+pub const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
+/// Threads per block of the combine kernel (docs/KERNELS.md).
+pub const COMBINE_THREADS: u32 = 256;
+/// Warps per block of the activation quantizer (docs/KERNELS.md); the template's `QUANTIZER_WARPS`. Each warp
+/// quantizes 256 values of one token, eight per lane, whatever the group size.
+pub const QUANTIZER_WARPS: usize = 8;
+
+/// Entry points of a module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelNames {
+    pub quantize: String,
+    pub raw: String,
+    pub padded: String,
+    /// Raw blocks whose rows the copy engine can reach (16-byte aligned rows): the `refill = tma` engines' third
+    /// entry point, which stages them with bulk tensor copies as the padded one does.
+    pub raw_rows: Option<String>,
+    pub combine: Option<String>,
+}
+
+/// Whether `desc` has the `raw_rows` entry point: the stage engines whose blocks arrive by bulk tensor copies
+/// (`refill = tma`, not the rings), which can read raw rows the same way when each row starts 16-byte aligned: a
+/// box of a row's block starts at any 2-byte element of it and lands at the stage's row stride, as a padded block
+/// does (the bytes after the 210 are the next block's, which no lane reads).
+pub fn has_raw_rows_entry(desc: &VariantDescription) -> bool {
+    desc.refill == Refill::Tma && desc.engine != Engine::StreamRing
+}
+
+/// One parameter of the matmul entry points, in the order the kernel declares them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelArg {
+    /// The weights the kernel reads ([`LaunchContract::weights`]).
+    Weights,
+    /// The mode's scale plane, or null when `used` is false (the slot stays in the ABI).
+    Plane {
+        used: bool,
+    },
+    /// The f32 activations `x`, which the matmul quantizes itself (`quantizer = fused`, in the plane's slot).
+    Activations,
+    /// The int8 activation quants, read (or `written` by a matmul that quantizes them).
+    ActivationQuants {
+        written: bool,
+    },
+    /// The activation scales, read (or `written`).
+    ActivationScales {
+        written: bool,
+    },
+    /// The f32 output `[n][m]`.
+    Out,
+    /// The workspace's f32 slots beside the activations, or null when `used` is false.
+    Workspace {
+        used: bool,
+    },
+    M,
+    N,
+    K,
+    /// The call's tensor maps, by value ([`LaunchContract::tensor_maps`] gives their boxes).
+    TensorMaps,
+    /// The tiles a last-wave split leaves whole ([`TailSplit::whole_tiles`]).
+    WholeTiles,
+    /// The blocks each split tile takes ([`TailSplit::split`]).
+    TailSplit,
+}
+
+impl KernelArg {
+    /// The parameter as the generated entry point declares it.
+    pub const fn c_parameter(self) -> &'static str {
+        match self {
+            KernelArg::Weights => "const uint8* __restrict__ weights",
+            KernelArg::Plane { .. } => "const uint8* __restrict__ plane",
+            KernelArg::Activations => "const float* __restrict__ x",
+            KernelArg::ActivationQuants { written: false } => "const int8* __restrict__ act_q",
+            KernelArg::ActivationQuants { written: true } => "int8* __restrict__ act_q",
+            KernelArg::ActivationScales { written: false } => "const float* __restrict__ act_d",
+            KernelArg::ActivationScales { written: true } => "float* __restrict__ act_d",
+            KernelArg::Out => "float* __restrict__ out",
+            KernelArg::Workspace { .. } => "float* __restrict__ segments",
+            KernelArg::M => "int m",
+            KernelArg::N => "int n",
+            KernelArg::K => "int k",
+            KernelArg::TensorMaps => "const __grid_constant__ TensorMaps maps",
+            KernelArg::WholeTiles => "int whole_tiles",
+            KernelArg::TailSplit => "int tail_split",
+        }
+    }
+}
+
+/// What the matmul reads as its weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WeightSource {
+    /// The registered layout's q6_K blocks.
+    Blocks,
+    /// The `h`/`l` planes folded at registration.
+    FoldedPlane,
+}
+
+/// Who quantizes the activations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuantizerLaunch {
+    /// The module's quantizer kernel, queued before the matmul (which is its programmatic dependent).
+    Separate,
+    /// The matmul itself, from `x` ([`KernelArg::Activations`]): one launch, queued the ordinary way (it may
+    /// follow whatever still writes `x`).
+    InMatmul,
+}
+
+/// The dynamic shared memory of a matmul launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharedMemory {
+    /// Declared statically by the kernel (at most 48 KiB).
+    Static,
+    /// This many bytes, dynamic: the launcher raises the function attribute first.
+    Dynamic(u32),
+    /// Sized by each call from K ([`LaunchContract::shared_bytes_at`]): the launcher raises the attribute as far
+    /// as the GPU allows, and each call asks for its own.
+    GrowsWithK,
+}
+
+/// The activations the quantizer leaves in the workspace and the matmul reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ActivationLayout {
+    /// Activation values per scale (G).
+    pub group: u32,
+    /// int8 planes per value (2 under `int12_per256`).
+    pub planes: u32,
+    /// Scales chunk-major (`[K/G]` rows of `round_up(n, 4)`, so that the copy engine stages a chunk's tokens side
+    /// by side) rather than token-major (`[n][K/G]`).
+    pub by_chunk: bool,
+}
+
+impl ActivationLayout {
+    /// What `desc`'s quantizer writes.
+    pub fn of(desc: &VariantDescription) -> ActivationLayout {
+        ActivationLayout {
+            group: desc.mode.activation_group(),
+            planes: desc.mode.activation_planes(),
+            by_chunk: desc.refill == Refill::Tma,
+        }
+    }
+}
+
+/// Everything a launcher needs to queue one variant (docs/KERNELS.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchContract {
+    pub kernels: KernelNames,
+    /// Threads of a matmul block.
+    pub threads: u32,
+    pub shared: SharedMemory,
+    pub schedule: TileSchedule,
+    /// The matmul entry points' parameters, in order.
+    pub args: Vec<KernelArg>,
+    pub quantizer: QuantizerLaunch,
+    pub weights: WeightSource,
+    /// The mode, whose scale plane [`KernelArg::Plane`] reads when used.
+    pub mode: NumericsMode,
+    pub activations: ActivationLayout,
+    /// The boxes of the call's tensor maps, when the argument list has [`KernelArg::TensorMaps`].
+    pub tensor_maps: Option<TensorMapBoxes>,
+    /// For [`SharedMemory::GrowsWithK`]: the description the ring's records and sums are sized from.
+    sized_by_k: Option<VariantDescription>,
+}
+
+impl LaunchContract {
+    /// The contract of `desc` (a valid description: the validator's refusals come first).
+    pub fn of(desc: &VariantDescription) -> LaunchContract {
+        let canonical = canonical_name(desc);
+        let kernels = KernelNames {
+            quantize: desc.mode.quantizer_kernel(),
+            raw: format!("{canonical}_raw"),
+            padded: format!("{canonical}_padded"),
+            raw_rows: has_raw_rows_entry(desc).then(|| format!("{canonical}_raw_rows")),
+            combine: (desc.ksplit > 1).then(|| format!("{canonical}_combine")),
+        };
+        let total = shared_layout(desc).total_bytes;
+        // The ring engine's records and sums grow with K: its shared memory is sized at launch.
+        let grows = desc.engine == Engine::StreamRing;
+        let shared = if grows {
+            SharedMemory::GrowsWithK
+        } else if total > STATIC_SHARED_LIMIT {
+            SharedMemory::Dynamic(total)
+        } else {
+            SharedMemory::Static
+        };
+        let schedule = TileSchedule::of(desc);
+        let fused = desc.quantizer == Quantizer::Fused;
+        let tensor_maps = TensorMapBoxes::of(desc);
+        let mut args = vec![
+            KernelArg::Weights,
+            if fused {
+                KernelArg::Activations
+            } else {
+                KernelArg::Plane {
+                    used: desc.scale_fetch == ScaleFetch::Plane,
+                }
+            },
+            KernelArg::ActivationQuants { written: fused },
+            KernelArg::ActivationScales { written: fused },
+            KernelArg::Out,
+            KernelArg::Workspace {
+                used: schedule.decomposition != Decomposition::Whole,
+            },
+            KernelArg::M,
+            KernelArg::N,
+            KernelArg::K,
+        ];
+        if tensor_maps.is_some() {
+            args.push(KernelArg::TensorMaps);
+        }
+        if let Decomposition::LastWaveSplit { .. } = schedule.decomposition {
+            args.extend([KernelArg::WholeTiles, KernelArg::TailSplit]);
+        }
+        LaunchContract {
+            kernels,
+            threads: desc.threads(),
+            shared,
+            schedule,
+            args,
+            quantizer: if fused {
+                QuantizerLaunch::InMatmul
+            } else {
+                QuantizerLaunch::Separate
+            },
+            weights: if desc.engine.is_prefolded() {
+                WeightSource::FoldedPlane
+            } else {
+                WeightSource::Blocks
+            },
+            mode: desc.mode,
+            activations: ActivationLayout::of(desc),
+            tensor_maps,
+            sized_by_k: grows.then(|| desc.clone()),
+        }
+    }
+
+    /// Dynamic shared memory of one matmul launch at K = `k` (0 when static).
+    pub fn shared_bytes_at(&self, k: u64) -> u64 {
+        match (self.shared, &self.sized_by_k) {
+            (SharedMemory::Static, _) => 0,
+            (SharedMemory::Dynamic(bytes), _) => u64::from(bytes),
+            (SharedMemory::GrowsWithK, Some(desc)) => crate::layout::ring_shared_bytes(desc, k),
+            (SharedMemory::GrowsWithK, None) => 0,
+        }
+    }
+
+    /// Dynamic shared memory the launcher sets aside at load: the fixed amount, or for shared memory that grows
+    /// with K the layout's fixed part (the launcher raises it to the GPU's limit).
+    pub fn dynamic_shared_bytes(&self) -> u32 {
+        match self.shared {
+            SharedMemory::Static => 0,
+            SharedMemory::Dynamic(bytes) => bytes,
+            SharedMemory::GrowsWithK => self
+                .sized_by_k
+                .as_ref()
+                .map_or(0, |desc| shared_layout(desc).total_bytes),
+        }
+    }
+
+    /// Whether the matmul reads the mode's scale plane.
+    pub fn reads_scale_plane(&self) -> bool {
+        self.args.contains(&KernelArg::Plane { used: true })
+    }
+
+    /// Whether the matmul takes the workspace's slots beside the activations.
+    pub fn uses_workspace(&self) -> bool {
+        self.args.contains(&KernelArg::Workspace { used: true })
+    }
+
+    /// The entry points' parameter list as the generated source declares it.
+    pub fn c_parameters(&self) -> Vec<&'static str> {
+        self.args.iter().map(|a| a.c_parameter()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc() -> VariantDescription {
+        VariantDescription {
+            name: "t".into(),
+            nbj: 64,
+            tile_n: 32,
+            warps_m: 2,
+            warps_n: 2,
+            ..VariantDescription::DEFAULTS
+        }
+    }
+
+    #[test]
+    fn entry_points_follow_kernels_md() {
+        let d = VariantDescription {
+            mode: NumericsMode::IntPer256,
+            ..desc()
+        };
+        let e = LaunchContract::of(&d).kernels;
+        let canonical = canonical_name(&d);
+        assert_eq!(e.quantize, "mmq_quantize_activations_g256");
+        assert_eq!(e.raw, format!("{canonical}_raw"));
+        assert_eq!(e.padded, format!("{canonical}_padded"));
+        assert_eq!(e.combine, None);
+        let e = LaunchContract::of(&VariantDescription {
+            ksplit: 2,
+            mode: NumericsMode::F32Per16,
+            ..desc()
+        })
+        .kernels;
+        assert_eq!(e.quantize, "mmq_quantize_activations_g32");
+        assert!(e
+            .combine
+            .unwrap()
+            .ends_with("_ks2_narrow_u32_cpa0_cpp0_s1_combine"));
+    }
+
+    #[test]
+    fn the_argument_list_is_kernels_md_args() {
+        let plain = LaunchContract::of(&desc());
+        assert_eq!(
+            plain.c_parameters().join(", "),
+            "const uint8* __restrict__ weights, const uint8* __restrict__ plane, const int8* __restrict__ act_q, \
+             const float* __restrict__ act_d, float* __restrict__ out, float* __restrict__ segments, int m, int n, \
+             int k"
+        );
+        assert!(!plain.reads_scale_plane());
+        assert_eq!(plain.weights, WeightSource::Blocks);
+        assert_eq!(plain.quantizer, QuantizerLaunch::Separate);
+        let plane = LaunchContract::of(&VariantDescription {
+            scale_fetch: ScaleFetch::Plane,
+            ksplit: 2,
+            ..desc()
+        });
+        assert!(plane.reads_scale_plane());
+        assert!(plane.args.contains(&KernelArg::Workspace { used: true }));
+    }
+
+    #[test]
+    fn dynamic_shared_memory_only_above_48_kib() {
+        let small = desc();
+        assert!(shared_layout(&small).total_bytes <= 48 * 1024);
+        assert_eq!(LaunchContract::of(&small).shared, SharedMemory::Static);
+        assert_eq!(LaunchContract::of(&small).dynamic_shared_bytes(), 0);
+        let big = VariantDescription {
+            engine: Engine::MmaK32Fold,
+            nbj: 128,
+            tile_n: 64,
+            kdr: 8,
+            stages: 3,
+            expand: ExpandWidth::Uint4,
+            cp_async_activations: CpAsync::B16,
+            ..small
+        };
+        let total = shared_layout(&big).total_bytes;
+        assert!(total > 48 * 1024, "{total}");
+        let contract = LaunchContract::of(&big);
+        assert_eq!(contract.shared, SharedMemory::Dynamic(total));
+        assert_eq!(contract.shared_bytes_at(4096), u64::from(total));
+    }
+}
