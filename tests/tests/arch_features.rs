@@ -43,7 +43,7 @@ fn features_in(source: &str) -> FeatureSet {
 fn every_declared_description() -> Vec<VariantDescription> {
     let mut all = mmqgen::catalogue::all();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for folder in ["examples/sweeps", "examples/variants", "docs/runs"] {
+    for folder in ["examples/sweeps", "docs/runs"] {
         let mut files: Vec<_> = std::fs::read_dir(root.join(folder))
             .unwrap()
             .map(|e| e.unwrap().path())
