@@ -19,6 +19,14 @@ NINE="4096,512,4096 4096,512,14336 14336,512,4096 4096,2048,4096 4096,2048,14336
 export MMQGEN_CACHE_DIR=/tmp/mmqgen-cache MMQGEN_REQUIRE_GPU=1
 
 step() { echo; echo "=== [${SECONDS} s] $*"; }
+# A call may run 600 s: every step's limit is cut to what is left before DEADLINE, and a step with under 20 s left
+# is skipped, saying so, so that the outputs of the steps before it still come back.
+DEADLINE=${DEADLINE:-580}
+within() {  # SECONDS_WANTED: prints the limit to use, or fails when too little is left
+    local left=$((DEADLINE - SECONDS))
+    if [ "$left" -lt 20 ]; then echo "=== skipped: ${left} s left before the ${DEADLINE} s deadline" >&2; return 1; fi
+    [ "$1" -lt "$left" ] && echo "$1" || echo "$left"
+}
 shapes() { for s in "$@"; do printf -- '--shape %s ' "$s"; done; }
 # integrations/ggml/run.sh on the carried library and tarball; its step and shapes go before the tarball.
 GGML_RUN=(bash integrations/ggml/run.sh --lib "$PWD/$D/libmmqgen.so" --work "$GGML_WORK" --arch 90-real)
@@ -36,18 +44,23 @@ ggml_build_in_background() {
 
 ggml_wait() {
     step "ggml: waiting for the build"
-    for _ in $(seq 1 120); do pgrep -f "run.sh --lib" > /dev/null || break; sleep 3; done
+    # A fresh machine (the call before this one ran elsewhere): start it now.
+    [ -f /tmp/ggml-build.log ] || ggml_build_in_background
+    while pgrep -f "run.sh --lib" > /dev/null && [ $((DEADLINE - SECONDS)) -gt 150 ]; do sleep 3; done
     tail -3 /tmp/ggml-build.log
 }
 
 api_tests() {  # SECONDS_LIMIT
+    local limit
+    limit=$(within "$1") || return 0
     step "API: every default rule through Q6kMatrix::matmul, both layouts; ragged raw rows; memory; graph capture"
-    timeout "$1" "$D/api_default_rules-test" --test-threads 1 > "$OUT/api-rules.txt" 2>&1
+    timeout "$limit" "$D/api_default_rules-test" --test-threads 1 > "$OUT/api-rules.txt" 2>&1
     echo "exit $?"; grep -E "^test |test result|ran [0-9]+ rule|borrowed 14336|panicked" "$OUT/api-rules.txt" | head -20
 }
 
 parity_raw() {  # SECONDS_LIMIT VARIANT... -- SHAPE...
-    local limit=$1 variants=() shape_list=()
+    local limit variants=() shape_list=()
+    limit=$(within "$1") || return 0
     shift
     while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do variants+=(--variant "$1"); shift; done
     shift
@@ -58,22 +71,37 @@ parity_raw() {  # SECONDS_LIMIT VARIANT... -- SHAPE...
     echo "exit $?"; grep -v " pass$" "$OUT/parity-raw.txt" | tail -5
 }
 
+# The variants the default names only for other architectures (sm_75's dp4a, sm_80's split, sm_100's TMA tiles),
+# their source compiled for this GPU: the rules of sm_90 reach the rest through the API test.
+family_parity() {  # SECONDS_LIMIT
+    local limit
+    limit=$(within "$1") || return 0
+    step "parity: the picks of the other architectures' rules, compiled for this GPU"
+    timeout "$limit" "$D/mmqgen" parity --timeout 60 --variant splitk2_per32 --variant dp4a_int_per32 \
+        --variant tma_128x64 --variant tma_64x64_w2 --shape 1000,77,2816 --shape 333,9,4096 \
+        --json "$OUT/parity-family.jsonl" > "$OUT/parity-family.txt" 2>&1
+    echo "exit $?"; grep -v " pass$" "$OUT/parity-family.txt" | tail -5
+}
+
 sanitizers() {  # TOOL...
+    local limit
     for tool in "$@"; do
+        limit=$(within 100) || return 0
         step "$tool: raw_rows"
-        timeout 100 compute-sanitizer --tool "$tool" --print-limit 2 "$D/mmqgen" parity --timeout 90 --layout raw \
-            --variant wgmma_i12_128x64_producer --shape 129,300,2048 2>&1 | grep -v "^\[" | tail -2
+        timeout "$limit" compute-sanitizer --tool "$tool" --print-limit 2 "$D/mmqgen" parity --timeout 90 \
+            --layout raw --variant wgmma_i12_128x64_producer --shape 129,300,2048 2>&1 | grep -v "^\[" | tail -2
         echo "$tool exit ${PIPESTATUS[0]}"
     done
 }
 
 bench_layouts() {  # SECONDS_LIMIT BENCH_FLAGS... -- SHAPE...
-    local limit=$1 flags=()
+    local want=$1 limit flags=()
     shift
     while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do flags+=("$1"); shift; done
     shift
     step "bench: the default's picks per layout"
     for layout in raw padded; do
+        limit=$(within "$want") || return 0
         timeout "$limit" "$D/mmqgen" bench --picks "${flags[@]}" --layout $layout $(shapes "$@") \
             --json "$OUT/bench-$layout.jsonl" > "$OUT/bench-$layout.md" 2>&1
         echo "bench $layout exit $?"
@@ -83,26 +111,34 @@ bench_layouts() {  # SECONDS_LIMIT BENCH_FLAGS... -- SHAPE...
 }
 
 ggml_q6k_tests() {
-    local tbo="$GGML_WORK/build/bin/test-backend-ops"
+    local tbo="$GGML_WORK/build/bin/test-backend-ops" limit
+    [ -x "$tbo" ] || { echo "=== skipped ggml's tests: test-backend-ops was not built"; return 0; }
+    limit=$(within 150) || return 0
     step "ggml: q6_K MUL_MAT cases, route strict then off"
-    GGML_CUDA_MMQGEN=2 timeout 150 "$tbo" test -o MUL_MAT -b CUDA0 -p type_a=q6_K > "$OUT/test-strict.txt" 2>&1
+    GGML_CUDA_MMQGEN=2 timeout "$limit" "$tbo" test -o MUL_MAT -b CUDA0 -p type_a=q6_K > "$OUT/test-strict.txt" 2>&1
     echo "strict exit $?"
-    GGML_CUDA_MMQGEN=0 timeout 100 "$tbo" test -o MUL_MAT -b CUDA0 -p type_a=q6_K > "$OUT/test-off.txt" 2>&1
+    limit=$(within 100) || return 0
+    GGML_CUDA_MMQGEN=0 timeout "$limit" "$tbo" test -o MUL_MAT -b CUDA0 -p type_a=q6_K > "$OUT/test-off.txt" 2>&1
     echo "off exit $?"
     python3 integrations/ggml/verdicts.py "$OUT/test-off.txt" "$OUT/test-strict.txt" "$OUT/test-strict.txt" \
         | tee "$OUT/test-verdicts.md" | head -8
 }
 
 ggml_perf_and_memory() {  # SECONDS_LIMIT SHAPE...
-    local limit=$1
-    shift
-    step "ggml: perf, route off and on"
-    timeout "$limit" "${GGML_RUN[@]}" --only perf $(shapes "$@") "$GGML_SOURCE"
-    echo "perf exit $?"
-    step "ggml: memory"
-    timeout 60 "${GGML_RUN[@]}" --only memory "$GGML_SOURCE"
+    local limit
+    limit=$(within "$1") && {
+        shift
+        step "ggml: perf, route off and on"
+        timeout "$limit" "${GGML_RUN[@]}" --only perf $(shapes "$@") "$GGML_SOURCE"
+        echo "perf exit $?"
+    }
+    limit=$(within 60) && {
+        step "ggml: memory"
+        timeout "$limit" "${GGML_RUN[@]}" --only memory "$GGML_SOURCE"
+    }
     cp "$GGML_WORK"/test-*.txt "$GGML_WORK"/*.md "$GGML_WORK"/perf-*.txt "$GGML_WORK"/memory.txt \
         /tmp/ggml-build.log "$OUT/" 2>/dev/null
+    return 0
 }
 
 DECODE="4096,1,4096 14336,1,4096 4096,8,4096 14336,8,4096 4096,32,4096 4096,128,4096 14336,256,4096"
@@ -147,11 +183,12 @@ all)
     ggml_build_in_background
     api_tests 210
     parity_raw 90 wgmma_i12_128x64_producer wgmma_i12_128x96_tail_producer -- 129,300,2048 1000,77,2816 4096,512,4096
+    family_parity 80
     ggml_wait
     ggml_q6k_tests
-    ggml_perf_and_memory 130 $NINE 4096,1,4096 4096,8,4096 4096,128,4096
+    bench_layouts 70 --no-cublas -- $NINE 4096,1,4096 4096,8,4096
+    ggml_perf_and_memory 120 $NINE 4096,1,4096 4096,8,4096 4096,128,4096
     sanitizers memcheck
-    bench_layouts 80 --no-cublas -- $NINE 4096,1,4096 4096,8,4096
     ;;
 short)
     gpu
