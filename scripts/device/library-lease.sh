@@ -9,6 +9,8 @@
 #                                                  # timings with the route, and the memory check
 #   bash scripts/device/library-lease.sh all       # both in one call of under ten minutes: ggml's q6_K cases
 #                                                  # only, fewer shapes
+#   bash scripts/device/library-lease.sh rest      # after `all`: ggml's whole MUL_MAT test on and off, racecheck,
+#                                                  # the two-thread API test, ggml's decode timings
 #   bash scripts/device/library-lease.sh short     # when little device time is left: API tests, parity, bench
 set -u
 OUT=${OUT:-device-out}
@@ -190,6 +192,24 @@ all)
     ggml_perf_and_memory 120 $NINE 4096,1,4096 4096,8,4096 4096,128,4096
     sanitizers memcheck
     ;;
+rest)  # after `all`, on the same machine or a fresh one: what `all` leaves out
+    gpu
+    ggml_wait
+    limit=$(within 300) && {
+        step "ggml: test-backend-ops test -o MUL_MAT (q6_K strict; every case on and off)"
+        timeout "$limit" "${GGML_RUN[@]}" --only test "$GGML_SOURCE"
+        echo "exit $?"
+    }
+    sanitizers racecheck
+    limit=$(within 120) && {
+        step "API: two threads, bad shapes"
+        timeout "$limit" "$D/api-test" --test-threads 1 > "$OUT/api.txt" 2>&1
+        echo "exit $?"; grep -E "test result" "$OUT/api.txt"
+    }
+    ggml_perf_and_memory 200 4096,1,4096 14336,1,4096 4096,1,14336 4096,2,4096 4096,4,4096 4096,8,4096 \
+        14336,8,4096 4096,8,14336 4096,16,4096 4096,32,4096 14336,32,4096 4096,64,4096 4096,128,4096 \
+        14336,128,4096 4096,256,4096 14336,256,4096 4096,256,14336
+    ;;
 short)
     gpu
     api_tests 200
@@ -197,7 +217,7 @@ short)
     bench_layouts 60 --no-cublas -- 4096,512,4096 14336,512,4096 4096,2048,14336 4096,1,4096 4096,8,4096
     ;;
 *)
-    echo "usage: bash scripts/device/library-lease.sh prepare|library|ggml|all|short" >&2
+    echo "usage: bash scripts/device/library-lease.sh prepare|library|ggml|all|rest|short" >&2
     exit 2
     ;;
 esac
