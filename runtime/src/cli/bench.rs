@@ -15,11 +15,32 @@ use crate::codegen::VariantDescription;
 use crate::gpu::device::Gpu;
 use crate::measure::bench::{
     dedup_shapes, default_shapes, default_variants, prefill_shapes, run_bench, BenchConfig,
-    BenchReport, CublasOut, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS, DEFAULT_SEED, DEFAULT_WARMUP,
-    PREFILL_TOKENS,
+    BenchReport, CublasOut, FloorMode, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS, DEFAULT_SEED,
+    DEFAULT_WARMUP, PREFILL_TOKENS,
 };
 use crate::select::arch_from_str;
 use serde_json::json;
+
+/// Where the read floor is timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FloorArg {
+    /// Beside every decode shape (n <= 32).
+    Decode,
+    /// Beside every shape.
+    All,
+    /// Nowhere.
+    Off,
+}
+
+impl From<FloorArg> for FloorMode {
+    fn from(a: FloorArg) -> FloorMode {
+        match a {
+            FloorArg::Decode => FloorMode::Decode,
+            FloorArg::All => FloorMode::All,
+            FloorArg::Off => FloorMode::Off,
+        }
+    }
+}
 
 /// The cuBLAS baselines' output type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -135,6 +156,13 @@ pub struct BenchArgs {
     /// test-backend-ops times, reusing its tensors); by default every call reads cold weights.
     #[arg(long)]
     pub warm_weights: bool,
+
+    /// Where to time the read floor: a kernel that only reads the matrix's bytes in the run's layout (16-byte
+    /// loads striding the grid, 8 geometries, the fastest kept), timed like a call on cold copies; every
+    /// variant's row there, and the picks table, gives its time over the floor's ('x read floor'). `decode`:
+    /// shapes of at most 32 tokens.
+    #[arg(long, value_enum, default_value_t = FloorArg::Decode)]
+    pub floor: FloorArg,
 }
 
 /// The variants to time: `--ab A B`, else the `--variant`s, else every one with `--all`, else the default set.
@@ -223,15 +251,18 @@ pub fn config(args: &BenchArgs) -> BenchConfig {
         },
         parity_samples: args.parity_samples,
         warm_weights: args.warm_weights,
+        floor: args.floor.into(),
         cubin_cache: args.cubin_cache.clone(),
     }
 }
 
-/// JSON lines for the prefill and A/B verdicts (beside the report's own lines), written by serde_json.
+/// JSON lines for the picks (with `--picks`), the prefill and A/B verdicts (beside the report's own lines),
+/// written by serde_json.
 fn verdict_json_lines(
     report: &BenchReport,
     args: &BenchArgs,
     ab: Option<(&str, &str)>,
+    picks: Option<&[(Shape, Result<String, String>)]>,
 ) -> Vec<String> {
     let i = &report.info;
     // The provenance every line starts with, then the line's own keys (serde_json keeps their order).
@@ -250,6 +281,30 @@ fn verdict_json_lines(
         serde_json::Value::Object(object).to_string()
     };
     let mut lines = Vec::new();
+    for (shape, pick) in picks.unwrap_or_default() {
+        let measured = report.shapes.iter().find(|s| s.shape == *shape);
+        let median = pick.as_ref().ok().and_then(|name| {
+            measured
+                .and_then(|s| s.variants.iter().find(|v| v.name == *name))
+                .and_then(|v| v.total.median())
+        });
+        let floor = measured.and_then(|s| s.floor_us());
+        let finite = |v: Option<f64>| v.filter(|v| v.is_finite());
+        lines.push(line(
+            "pick",
+            json!({
+                "m": shape.m,
+                "n": shape.n,
+                "k": shape.k,
+                "layout": report.config.layout.keyword(),
+                "variant": pick.as_ref().ok(),
+                "error": pick.as_ref().err(),
+                "median_us": median,
+                "read_floor_us": floor,
+                "x_read_floor": finite(median.zip(floor).map(|(m, f)| m / f)),
+            }),
+        ));
+    }
     if args.prefill {
         for tokens in PREFILL_TOKENS {
             let p = report.prefill(tokens, None);
@@ -356,6 +411,7 @@ pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
             &report,
             args,
             ab.as_ref().map(|(a, b)| (a.as_str(), b.as_str())),
+            picks.as_ref().map(|(_, p)| p.as_slice()),
         ));
         let mut text = lines.join("\n");
         text.push('\n');
@@ -494,6 +550,24 @@ mod tests {
         assert!(parse(&["--ab", "r41", "r56", "--variant", "r42"]).is_err());
         assert!(parse(&["--ab", "r41", "r56", "--all"]).is_err());
         assert!(parse(&["--all", "--variant", "r42"]).is_err());
+    }
+
+    #[test]
+    fn the_read_floor_is_timed_at_decode_shapes_unless_told() {
+        assert_eq!(config(&parse(&[]).unwrap()).floor, FloorMode::Decode);
+        assert_eq!(
+            config(&parse(&["--floor", "all"]).unwrap()).floor,
+            FloorMode::All
+        );
+        assert_eq!(
+            config(&parse(&["--floor", "off"]).unwrap()).floor,
+            FloorMode::Off
+        );
+        let e = parse(&["--floor", "sometimes"]).unwrap_err();
+        assert!(
+            e.contains("invalid value 'sometimes'") && e.contains("decode"),
+            "{e}"
+        );
     }
 
     #[test]
