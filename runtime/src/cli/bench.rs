@@ -75,8 +75,9 @@ fn parse_samples(s: &str) -> Result<usize, String> {
 }
 
 /// `mmqgen bench [--shape m,n,k]... [--variant NAME]... [--all] [--ab A B] [--prefill] [--repeats N]
-/// [--warmup N] [--json FILE] ...`
+/// [--warmup N] [--json FILE] ...`, or `mmqgen bench --decode-step [--tokens 1,8,32] [--layout L] [--config F]`
 #[derive(Args, Clone, Debug)]
+#[command(group(clap::ArgGroup::new("takes_config").args(["picks", "decode_step"]).multiple(true)))]
 pub struct BenchArgs {
     /// A shape m,n,k (weight rows, tokens, K) to time (repeat for several; default: n in 1, 8, 32, 128 at
     /// 4096,n,4096, then every m in 4096, 14336 by n in 512, 2048, 4096 by K in 4096, 14336).
@@ -98,8 +99,8 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with = "ab")]
     pub picks: bool,
 
-    /// The selection config for --picks (default: the embedded one).
-    #[arg(long, value_name = "FILE", requires = "picks")]
+    /// The selection config for --picks and --decode-step (default: the embedded one).
+    #[arg(long, value_name = "FILE", requires = "takes_config")]
     pub config: Option<PathBuf>,
 
     /// Time only A and B, interleaved on the same shapes, and apply the landing rule: B lands only if its
@@ -163,6 +164,21 @@ pub struct BenchArgs {
     /// shapes of at most 32 tokens.
     #[arg(long, value_enum, default_value_t = FloorArg::Decode)]
     pub floor: FloorArg,
+
+    /// Instead of shapes, one Llama-3-8B decode step as engines run it: its 224 q6_K matmuls (32 layers x q,
+    /// k, v, o, gate, up, down), each on weights of its own (6.11 GB padded, 5.73 GB raw: --layout), called
+    /// through the library with the config's picks on one stream, captured once in a CUDA graph and replayed,
+    /// and launched directly. Reports the step's time, tokens per second, the weight bytes and their share of
+    /// the copy rate, and whether a replay gives the direct calls' bits. Needs that much free device memory.
+    #[arg(
+        long,
+        conflicts_with_all = ["shapes", "variant", "all", "ab", "prefill", "picks", "warm_weights"]
+    )]
+    pub decode_step: bool,
+
+    /// With --decode-step: the token counts, one step each, e.g. 1,8,32 (default 1).
+    #[arg(long, value_name = "N,...", value_parser = super::decode_step::parse_token_list, requires = "decode_step")]
+    pub tokens: Option<super::decode_step::TokenList>,
 }
 
 /// The variants to time: `--ab A B`, else the `--variant`s, else every one with `--all`, else the default set.
@@ -364,6 +380,9 @@ fn verdict_json_lines(
 }
 
 pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
+    if args.decode_step {
+        return super::decode_step::run(args, all);
+    }
     let mut descs = select_variants(args, all)?;
     let cfg = config(args);
     let ab = args

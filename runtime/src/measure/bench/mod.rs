@@ -42,12 +42,14 @@
 //! sets), `stats`, `anchors` and `landing` (numbers and the rules on them), `provenance` (what the run
 //! ran on), `timer` (spin kernel and events), `setup` (what every run starts with), `cublas` (the dense
 //! baseline), `floor` (the read floor's kernel and buffers), `driver` (the run itself), `interleave` (the timed
-//! rounds), `report` (the result model) rendered by `markdown` and `json`.
+//! rounds), `report` (the result model) rendered by `markdown` and `json`. `decode_step` is `--decode-step`: a
+//! whole Llama-3-8B decode step through the library, captured in a CUDA graph and replayed.
 
 mod anchors;
 mod config;
 mod copy_rate;
 mod cublas;
+pub mod decode_step;
 mod driver;
 mod fail;
 mod floor;
