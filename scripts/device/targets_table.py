@@ -23,12 +23,12 @@ def shape_of(cell):
     return tuple(int(x) for x in cell.split(","))
 
 
-def table_rows(path, columns):
-    """The cells of the markdown rows of `path` with `columns` cells whose first cell is a shape."""
+def table_rows(path, *columns):
+    """The cells of the markdown rows of `path` with one of `columns` cells whose first cell is a shape."""
     with open(path) as lines:
         for line in lines:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if line.startswith("| ") and len(cells) == columns and cells[0][:1].isdigit():
+            if line.startswith("| ") and len(cells) in columns and cells[0][:1].isdigit():
                 yield cells
 
 
@@ -45,10 +45,11 @@ def main():
             row = json.loads(line)
             if row.get("status") == "timed":
                 medians[((row["m"], row["n"], row["k"]), row["variant"])] = row["median_us"]
-    # The pick table: m,n,k | pick | median | x cuBLAS bf16 | llama.cpp (quoted) | x llama.cpp (quoted).
+    # The pick table: m,n,k | pick | median | x cuBLAS bf16 | llama.cpp (quoted) | x llama.cpp (quoted), then (from
+    # the read floor's commit on) read floor µs | x read floor.
     # docs/runs keeps the pick table alone (PREFIX-picks.md); a lease's $OUT has the whole report (bench.md).
     report = path("picks.md") if os.path.exists(path("picks.md")) else path("bench.md")
-    picks = {shape_of(c[0]): c[1].strip("`*") for c in table_rows(report, 6)}
+    picks = {shape_of(c[0]): c[1].strip("`*") for c in table_rows(report, 6, 8)}
     if not picks:
         print(f"no table of the config's picks in {report}: run the bench with --picks")
         return

@@ -15,11 +15,32 @@ use crate::codegen::VariantDescription;
 use crate::gpu::device::Gpu;
 use crate::measure::bench::{
     dedup_shapes, default_shapes, default_variants, prefill_shapes, run_bench, BenchConfig,
-    BenchReport, CublasOut, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS, DEFAULT_SEED, DEFAULT_WARMUP,
-    PREFILL_TOKENS,
+    BenchReport, CublasOut, FloorMode, DEFAULT_PARITY_SAMPLES, DEFAULT_REPEATS, DEFAULT_SEED,
+    DEFAULT_WARMUP, PREFILL_TOKENS,
 };
 use crate::select::arch_from_str;
 use serde_json::json;
+
+/// Where the read floor is timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FloorArg {
+    /// Beside every decode shape (n <= 32).
+    Decode,
+    /// Beside every shape.
+    All,
+    /// Nowhere.
+    Off,
+}
+
+impl From<FloorArg> for FloorMode {
+    fn from(a: FloorArg) -> FloorMode {
+        match a {
+            FloorArg::Decode => FloorMode::Decode,
+            FloorArg::All => FloorMode::All,
+            FloorArg::Off => FloorMode::Off,
+        }
+    }
+}
 
 /// The cuBLAS baselines' output type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -54,8 +75,9 @@ fn parse_samples(s: &str) -> Result<usize, String> {
 }
 
 /// `mmqgen bench [--shape m,n,k]... [--variant NAME]... [--all] [--ab A B] [--prefill] [--repeats N]
-/// [--warmup N] [--json FILE] ...`
+/// [--warmup N] [--json FILE] ...`, or `mmqgen bench --decode-step [--tokens 1,8,32] [--layout L] [--config F]`
 #[derive(Args, Clone, Debug)]
+#[command(group(clap::ArgGroup::new("takes_config").args(["picks", "decode_step"]).multiple(true)))]
 pub struct BenchArgs {
     /// A shape m,n,k (weight rows, tokens, K) to time (repeat for several; default: n in 1, 8, 32, 128 at
     /// 4096,n,4096, then every m in 4096, 14336 by n in 512, 2048, 4096 by K in 4096, 14336).
@@ -77,8 +99,8 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with = "ab")]
     pub picks: bool,
 
-    /// The selection config for --picks (default: the embedded one).
-    #[arg(long, value_name = "FILE", requires = "picks")]
+    /// The selection config for --picks and --decode-step (default: the embedded one).
+    #[arg(long, value_name = "FILE", requires = "takes_config")]
     pub config: Option<PathBuf>,
 
     /// Time only A and B, interleaved on the same shapes, and apply the landing rule: B lands only if its
@@ -135,6 +157,28 @@ pub struct BenchArgs {
     /// test-backend-ops times, reusing its tensors); by default every call reads cold weights.
     #[arg(long)]
     pub warm_weights: bool,
+
+    /// Where to time the read floor: a kernel that only reads the matrix's bytes in the run's layout (16-byte
+    /// loads striding the grid, 8 geometries, the fastest kept), timed like a call on cold copies; every
+    /// variant's row there, and the picks table, gives its time over the floor's ('x read floor'). `decode`:
+    /// shapes of at most 32 tokens.
+    #[arg(long, value_enum, default_value_t = FloorArg::Decode)]
+    pub floor: FloorArg,
+
+    /// Instead of shapes, one Llama-3-8B decode step as engines run it: its 224 q6_K matmuls (32 layers x q,
+    /// k, v, o, gate, up, down), each on weights of its own (6.11 GB padded, 5.73 GB raw: --layout), called
+    /// through the library with the config's picks on one stream, captured once in a CUDA graph and replayed,
+    /// and launched directly. Reports the step's time, tokens per second, the weight bytes and their share of
+    /// the copy rate, and whether a replay gives the direct calls' bits. Needs that much free device memory.
+    #[arg(
+        long,
+        conflicts_with_all = ["shapes", "variant", "all", "ab", "prefill", "picks", "warm_weights"]
+    )]
+    pub decode_step: bool,
+
+    /// With --decode-step: the token counts, one step each, e.g. 1,8,32 (default 1).
+    #[arg(long, value_name = "N,...", value_parser = super::decode_step::parse_token_list, requires = "decode_step")]
+    pub tokens: Option<super::decode_step::TokenList>,
 }
 
 /// The variants to time: `--ab A B`, else the `--variant`s, else every one with `--all`, else the default set.
@@ -223,15 +267,18 @@ pub fn config(args: &BenchArgs) -> BenchConfig {
         },
         parity_samples: args.parity_samples,
         warm_weights: args.warm_weights,
+        floor: args.floor.into(),
         cubin_cache: args.cubin_cache.clone(),
     }
 }
 
-/// JSON lines for the prefill and A/B verdicts (beside the report's own lines), written by serde_json.
+/// JSON lines for the picks (with `--picks`), the prefill and A/B verdicts (beside the report's own lines),
+/// written by serde_json.
 fn verdict_json_lines(
     report: &BenchReport,
     args: &BenchArgs,
     ab: Option<(&str, &str)>,
+    picks: Option<&[(Shape, Result<String, String>)]>,
 ) -> Vec<String> {
     let i = &report.info;
     // The provenance every line starts with, then the line's own keys (serde_json keeps their order).
@@ -250,6 +297,30 @@ fn verdict_json_lines(
         serde_json::Value::Object(object).to_string()
     };
     let mut lines = Vec::new();
+    for (shape, pick) in picks.unwrap_or_default() {
+        let measured = report.shapes.iter().find(|s| s.shape == *shape);
+        let median = pick.as_ref().ok().and_then(|name| {
+            measured
+                .and_then(|s| s.variants.iter().find(|v| v.name == *name))
+                .and_then(|v| v.total.median())
+        });
+        let floor = measured.and_then(|s| s.floor_us());
+        let finite = |v: Option<f64>| v.filter(|v| v.is_finite());
+        lines.push(line(
+            "pick",
+            json!({
+                "m": shape.m,
+                "n": shape.n,
+                "k": shape.k,
+                "layout": report.config.layout.keyword(),
+                "variant": pick.as_ref().ok(),
+                "error": pick.as_ref().err(),
+                "median_us": median,
+                "read_floor_us": floor,
+                "x_read_floor": finite(median.zip(floor).map(|(m, f)| m / f)),
+            }),
+        ));
+    }
     if args.prefill {
         for tokens in PREFILL_TOKENS {
             let p = report.prefill(tokens, None);
@@ -309,6 +380,9 @@ fn verdict_json_lines(
 }
 
 pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
+    if args.decode_step {
+        return super::decode_step::run(args, all);
+    }
     let mut descs = select_variants(args, all)?;
     let cfg = config(args);
     let ab = args
@@ -356,6 +430,7 @@ pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
             &report,
             args,
             ab.as_ref().map(|(a, b)| (a.as_str(), b.as_str())),
+            picks.as_ref().map(|(_, p)| p.as_slice()),
         ));
         let mut text = lines.join("\n");
         text.push('\n');
@@ -494,6 +569,24 @@ mod tests {
         assert!(parse(&["--ab", "r41", "r56", "--variant", "r42"]).is_err());
         assert!(parse(&["--ab", "r41", "r56", "--all"]).is_err());
         assert!(parse(&["--all", "--variant", "r42"]).is_err());
+    }
+
+    #[test]
+    fn the_read_floor_is_timed_at_decode_shapes_unless_told() {
+        assert_eq!(config(&parse(&[]).unwrap()).floor, FloorMode::Decode);
+        assert_eq!(
+            config(&parse(&["--floor", "all"]).unwrap()).floor,
+            FloorMode::All
+        );
+        assert_eq!(
+            config(&parse(&["--floor", "off"]).unwrap()).floor,
+            FloorMode::Off
+        );
+        let e = parse(&["--floor", "sometimes"]).unwrap_err();
+        assert!(
+            e.contains("invalid value 'sometimes'") && e.contains("decode"),
+            "{e}"
+        );
     }
 
     #[test]

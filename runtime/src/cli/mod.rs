@@ -5,6 +5,7 @@
 pub mod bench;
 mod check;
 pub(crate) mod config;
+pub mod decode_step;
 mod formats;
 mod layout_arg;
 pub mod parity;

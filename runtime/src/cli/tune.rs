@@ -456,6 +456,8 @@ pub fn run(args: &TuneArgs, loaded: &Loaded, files: &[PathBuf]) -> Result<ExitCo
         repeats: args.repeats,
         cublas: false,
         cubin_cache: Some(cache_dir.clone()),
+        // Tuning ranks candidates against each other: the read floor would only cost time.
+        floor: crate::measure::bench::FloorMode::Off,
         ..BenchConfig::default()
     };
     if cfg!(debug_assertions) {

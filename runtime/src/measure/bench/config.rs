@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use mmqgen_codegen::{Engine, VariantDescription};
 
+use super::floor::FloorMode;
 use super::shapes::default_shapes;
 use crate::check::Shape;
 use crate::gpu::weights::Layout;
@@ -55,6 +56,8 @@ pub struct BenchConfig {
     /// One buffer set per contestant, reused by every call, so that weights which fit stay in L2 (as in ggml's
     /// `test-backend-ops perf`, which reuses its tensors); by default each call reads cold weights.
     pub warm_weights: bool,
+    /// Where the read floor is timed beside the variants (docs/PERF.md, "The read floor").
+    pub floor: FloorMode,
 }
 
 impl Default for BenchConfig {
@@ -70,6 +73,7 @@ impl Default for BenchConfig {
             parity_samples: DEFAULT_PARITY_SAMPLES,
             cubin_cache: None,
             warm_weights: false,
+            floor: FloorMode::Decode,
         }
     }
 }

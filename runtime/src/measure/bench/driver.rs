@@ -5,37 +5,40 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::{sys, CudaSlice, CudaStream};
+use cudarc::driver::{CudaSlice, CudaStream};
 use mmqgen_codegen::{canonical_name, NumericsMode, Quantizer, VariantDescription};
 use mmqgen_reference::activations::{quantize_activations_for, QuantizedActivations};
 use mmqgen_reference::digest_case_inputs;
 use mmqgen_reference::matmul::reference_output;
+use mmqgen_reference::registration::raw_to_padded;
 
 use super::config::{BenchConfig, CublasOut};
-use super::copy_rate::{measure_copy_rate, COPY_BYTES, COPY_REPS};
 use super::cublas::{
     check_dense, convert, dense_weights, Cublas, Dense, DenseDevice, DenseHost, GemmArgs,
 };
 use super::fail::{classify_weights, fail_text, panic_text, BenchError, Fail, WeightsErrorKind};
+use super::floor::{FloorBuffers, Reader, FLOOR_GEOMETRIES};
+use super::interleave::{time_interleaved, Contestant};
 use super::markdown::fmt_us;
-use super::provenance::{commit, driver_release, utc_now, RunInfo};
 use super::report::{
-    BaselineResult, BenchReport, BuildResult, Outcome, ParitySummary, ShapeResult, VariantResult,
+    BaselineResult, BenchReport, BuildResult, FloorResult, Outcome, ParitySummary, ShapeResult,
+    VariantResult,
 };
-use super::shapes::{buffer_sets, FALLBACK_L2_BYTES};
-use super::stats::{tflops, Stats};
+use super::setup::Start;
+use super::shapes::buffer_sets;
+use super::stats::tflops;
 use super::threads::parallel_map;
 use super::timer::{Spinner, Timer};
 use crate::check::{compare_quantized, compare_sampled, count_unwritten, sample_indices, Shape};
 use crate::compile::build::build_variant;
-use crate::compile::nvrtc_version;
-use crate::gpu::device::{describe_driver_error, DeviceError, Gpu};
+use crate::gpu::device::Gpu;
 use crate::gpu::launch::LoadedVariant;
+use crate::gpu::weights::Layout;
 use crate::gpu::weights::RegisteredWeights;
 use crate::gpu::workspace::{poison_f32, read_prefix, Workspace};
 
 /// One built variant.
-struct Built {
+pub(super) struct Built {
     pub(super) desc: VariantDescription,
     pub(super) variant: LoadedVariant,
 }
@@ -49,22 +52,16 @@ struct HostInputs {
     pub(super) indices: Vec<usize>,
 }
 
-/// The contestants of a shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Contestant {
-    Total(usize),
-    Quantizer(usize),
-    Cublas(usize),
-}
-
 /// What the whole run shares.
-struct RunCtx<'a> {
+pub(super) struct RunCtx<'a> {
     pub(super) gpu: &'a Gpu,
     pub(super) stream: Arc<CudaStream>,
     pub(super) built: Vec<Built>,
     pub(super) spinner: Spinner,
     pub(super) timer: Timer,
     pub(super) cublas: Option<Cublas>,
+    /// The read-floor kernel, when some shape times the floor.
+    pub(super) reader: Option<Reader>,
     pub(super) cfg: &'a BenchConfig,
     pub(super) l2_bytes: usize,
 }
@@ -81,80 +78,28 @@ pub fn run_bench(
             "repeats = 0: at least one timed call per contestant is needed".into(),
         ));
     }
+    let mut floor_note = None;
     let started = Instant::now();
-    let info0 = gpu.info();
-    let (l2_bytes, l2_source) = match gpu
-        .context()
-        .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
-    {
-        Ok(v) if v > 0 => (v as usize, "device attribute".to_string()),
-        Ok(v) => (
-            FALLBACK_L2_BYTES,
-            format!("fallback: the device reported {v}"),
-        ),
-        Err(e) => (
-            FALLBACK_L2_BYTES,
-            format!(
-                "fallback: reading the attribute failed with {}",
-                describe_driver_error(e)
-            ),
-        ),
-    };
-    let stream = gpu
-        .context()
-        .new_stream()
-        .map_err(|e| DeviceError::cuda("creating the bench's stream", e))?;
-    progress("bench: compiling the spin kernel and calibrating it");
-    let (spinner, first_spin_us) = Spinner::new(gpu, &stream)?;
-    let timer = Timer::new(&stream)?;
-    progress(&format!(
-        "bench: timing a {} MiB device-to-device copy ({COPY_REPS} times), the run's bandwidth yardstick",
-        COPY_BYTES >> 20
-    ));
-    let copy = match measure_copy_rate(&stream, &timer, &spinner) {
-        Ok(c) => Some(c),
-        Err(e) => {
-            progress(&format!("bench: the copy rate was not measured: {e}"));
-            None
+    let Start {
+        stream,
+        spinner,
+        timer,
+        info,
+    } = Start::new(gpu, "bench", progress)?;
+    let l2_bytes = info.l2_bytes;
+    let reader = if cfg.shapes.iter().any(|&s| cfg.floor.applies(s)) {
+        progress("bench: compiling the read-floor kernel");
+        match Reader::new(gpu) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                progress(&format!("bench: {e}"));
+                floor_note = Some(format!("the read floor was not timed: {e}"));
+                None
+            }
         }
+    } else {
+        None
     };
-    let info = RunInfo {
-        gpu: info0.name.clone(),
-        arch: info0.arch.clone(),
-        multiprocessors: info0.multiprocessors,
-        driver_cuda: format!("{}.{}", info0.driver_version.0, info0.driver_version.1),
-        driver_release: driver_release(),
-        nvrtc: match nvrtc_version() {
-            Ok((a, b)) => format!("{a}.{b}"),
-            Err(e) => format!("unknown ({e})"),
-        },
-        commit: commit(),
-        date: utc_now(),
-        l2_bytes,
-        l2_source,
-        spin_us: spinner.us,
-        copy,
-    };
-    progress(&format!(
-        "bench: {} | L2 {} MiB ({}) | spin {} cycles, at least {:.0} µs at the top clock ({:.0} µs on the \
-         first, cold run) | copy {} | NVRTC {} | driver {} | commit {}",
-        info0.summary(),
-        l2_bytes >> 20,
-        info.l2_source,
-        spinner.cycles,
-        spinner.us,
-        first_spin_us,
-        info.copy.map_or("not measured".to_string(), |c| format!(
-            "{:.2} TB/s read + written ({} MiB in {:.0} µs, median of {})",
-            c.moved_tb_s(),
-            c.bytes >> 20,
-            c.median_us,
-            c.reps
-        )),
-        info.nvrtc,
-        info.driver_release,
-        info.commit
-    ));
 
     let (cublas, cublas_note) = if cfg.cublas {
         match Cublas::open(&stream, cfg.cublas_out) {
@@ -230,6 +175,7 @@ pub fn run_bench(
         spinner,
         timer,
         cublas,
+        reader,
         cfg,
         l2_bytes,
     };
@@ -238,6 +184,7 @@ pub fn run_bench(
         config: cfg.clone(),
         builds,
         cublas_note,
+        floor_note,
         shapes: Vec::new(),
         aborted: None,
     };
@@ -420,7 +367,9 @@ fn run_shape(
         Some(cublas) => dense_baselines(rc, cublas, shape, &host, result, label, progress)?,
         None => Vec::new(),
     };
-    let Some(smallest) = smallest_set_bytes(shape, &bufs, &passing, &dense) else {
+    let mut floor = floor_first_set(rc, shape, &host, result, label, progress)?;
+    let floor_bytes = floor.as_ref().map(|f| f.sets[0].len());
+    let Some(smallest) = smallest_set_bytes(shape, &bufs, &passing, &dense, floor_bytes) else {
         finish_shape(result, bufs.results, dense);
         return Err(Fail::Local(
             "no variant passed parity and no baseline is left to time".to_string(),
@@ -435,6 +384,9 @@ fn run_shape(
     result.rotation_bytes = sets * smallest;
     let t = Instant::now();
     more_sets(rc, shape, &host, sets, &passing, &mut bufs, &mut dense)?;
+    if let Some(f) = floor.as_mut() {
+        f.grow(&rc.stream, sets)?;
+    }
     progress(&format!(
         "{label}: {sets} buffer sets ({} MiB for the smallest contestant, L2 {} MiB) ready in {:.1} s",
         (sets * smallest) >> 20,
@@ -454,6 +406,9 @@ fn run_shape(
             contestants.push(Contestant::Quantizer(i));
         }
     }
+    if floor.is_some() {
+        contestants.extend((0..FLOOR_GEOMETRIES.len()).map(Contestant::Floor));
+    }
     let timings = time_interleaved(
         rc,
         shape,
@@ -461,9 +416,11 @@ fn run_shape(
         &contestants,
         &mut bufs,
         &mut dense,
+        floor.as_mut(),
         label,
         progress,
     )?;
+    let launch_bounds: Vec<usize> = timings.iter().map(|t| t.launch_bound).collect();
     for (con, timing) in contestants.iter().zip(timings) {
         match *con {
             Contestant::Total(i) => {
@@ -475,7 +432,21 @@ fn run_shape(
                 dense[j].result.total = timing.outcome;
                 dense[j].result.launch_bound = timing.launch_bound;
             }
+            Contestant::Floor(g) => {
+                if let Some(f) = result.read_floor.as_mut() {
+                    f.geometries[g].1 = timing.outcome;
+                }
+            }
         }
+    }
+    if let Some(f) = result.read_floor.as_mut() {
+        // The best geometry is known once all are timed: the floor's launch-bound count is its.
+        let best = f.best().map(|(g, _)| g);
+        f.launch_bound = contestants
+            .iter()
+            .zip(&launch_bounds)
+            .find(|(c, _)| matches!(c, Contestant::Floor(g) if Some(FLOOR_GEOMETRIES[*g]) == best))
+            .map_or(0, |(_, &n)| n);
     }
     rc.stream
         .synchronize()
@@ -486,12 +457,12 @@ fn run_shape(
 
 /// The variants' side of one shape: per buffer set the activations and an output; per variant its weights
 /// (one registration per set), its workspace (none when it cannot run) and its result so far.
-struct VariantBuffers {
-    xs: Vec<CudaSlice<f32>>,
-    outs: Vec<CudaSlice<f32>>,
-    weights: Vec<Vec<RegisteredWeights>>,
-    workspaces: Vec<Option<Workspace>>,
-    results: Vec<VariantResult>,
+pub(super) struct VariantBuffers {
+    pub(super) xs: Vec<CudaSlice<f32>>,
+    pub(super) outs: Vec<CudaSlice<f32>>,
+    pub(super) weights: Vec<Vec<RegisteredWeights>>,
+    pub(super) workspaces: Vec<Option<Workspace>>,
+    pub(super) results: Vec<VariantResult>,
 }
 
 /// Set 0: the activations, an output, and each variant's weights (registered on several threads) and
@@ -732,13 +703,57 @@ fn set_baseline(result: &mut ShapeResult, kind: Dense, base: BaselineResult) {
     }
 }
 
+/// The read floor's set 0 where the run times it: the matrix's bytes in the run's layout, uploaded, and every
+/// geometry checked to read them all. `result.read_floor` gets the geometries (untimed so far); a floor that
+/// cannot run there carries the reason and gets no buffers.
+fn floor_first_set(
+    rc: &RunCtx,
+    shape: Shape,
+    host: &HostInputs,
+    result: &mut ShapeResult,
+    label: &str,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Option<FloorBuffers>, Fail> {
+    let Some(reader) = rc.reader.as_ref().filter(|_| rc.cfg.floor.applies(shape)) else {
+        return Ok(None);
+    };
+    let bytes = match rc.cfg.layout {
+        Layout::Raw => host.raw.clone(),
+        Layout::Padded => raw_to_padded(&host.raw, shape.m, shape.k),
+    };
+    let mut floor = FloorResult {
+        bytes: bytes.len(),
+        geometries: FLOOR_GEOMETRIES
+            .iter()
+            .map(|&g| (g, Outcome::NotTimed("not timed".into())))
+            .collect(),
+        launch_bound: 0,
+    };
+    let checked = FloorBuffers::new(&rc.stream, reader, &bytes)
+        .and_then(|mut f| f.check(&rc.stream, reader).map(|()| f));
+    let buffers = match checked {
+        Ok(f) => Some(f),
+        Err(Fail::Fatal(e)) => return Err(Fail::Fatal(format!("the read floor: {e}"))),
+        Err(Fail::Local(e)) => {
+            progress(&format!("{label}: the read floor is not timed: {e}"));
+            for (_, o) in &mut floor.geometries {
+                *o = Outcome::NotTimed(e.clone());
+            }
+            None
+        }
+    };
+    result.read_floor = Some(floor);
+    Ok(buffers)
+}
+
 /// The bytes of one buffer set of the contestant with the smallest one (inputs, output and weights), over the
-/// variants that passed and the baselines that are ready; `None` when there is nothing to time.
+/// variants that passed, the baselines that are ready and the read floor; `None` when there is nothing to time.
 fn smallest_set_bytes(
     shape: Shape,
     bufs: &VariantBuffers,
     passing: &[usize],
     dense: &[DenseDevice],
+    floor_bytes: Option<usize>,
 ) -> Option<usize> {
     let Shape { m, n, k } = shape;
     let io_bytes = (n * k + n * m) * 4;
@@ -749,7 +764,7 @@ fn smallest_set_bytes(
         .iter()
         .filter(|d| d.ready)
         .map(|d| (d.w[0].len() + d.x[0].len()) * 2 + d.out[0].len());
-    variants.chain(baselines).min()
+    variants.chain(baselines).chain(floor_bytes).min()
 }
 
 /// Sets 1..`sets`: copies of set 0's activations and dense inputs, fresh outputs, and a registration of each
@@ -815,137 +830,9 @@ fn more_sets(
         .map_err(|e| Fail::driver("waiting for the buffer sets", e))
 }
 
-/// One contestant's timed calls, summarised.
-struct Timing {
-    outcome: Outcome,
-    launch_bound: usize,
-}
-
-/// Runs the contestants interleaved, A B C A B C, the starting one rotating each round: `warmup` rounds
-/// untimed, then `repeats` timed. A contestant whose call fails drops out with the reason; a fault that
-/// leaves the context unusable ends the shape.
-#[allow(clippy::too_many_arguments)]
-fn time_interleaved(
-    rc: &RunCtx,
-    shape: Shape,
-    sets: usize,
-    contestants: &[Contestant],
-    bufs: &mut VariantBuffers,
-    dense: &mut [DenseDevice],
-    label: &str,
-    progress: &mut dyn FnMut(&str),
-) -> Result<Vec<Timing>, Fail> {
-    let Shape { m, n, k } = shape;
-    let stream = &rc.stream;
-    let cfg = rc.cfg;
-    let gemm_args = GemmArgs::for_linear(m, n, k).map_err(Fail::Local)?;
-    let count = contestants.len();
-    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(cfg.repeats); count];
-    let mut failed: Vec<Option<String>> = vec![None; count];
-    let mut launch_bound = vec![0usize; count];
-    let rounds = cfg.warmup + cfg.repeats;
-    // Each contestant walks through all its sets in turn (starting at a different one from its neighbours), so
-    // its own previous calls are always more than 3 L2s of traffic ago, whatever the others do.
-    let mut calls = vec![0usize; count];
-    let t = Instant::now();
-    let mut last_note = Instant::now();
-    for round in 0..rounds {
-        for j in 0..count {
-            let c = (j + round) % count;
-            if failed[c].is_some() {
-                continue;
-            }
-            let s = (calls[c] + c) % sets;
-            calls[c] += 1;
-            let timed = match contestants[c] {
-                Contestant::Total(i) => {
-                    let ws = bufs.workspaces[i]
-                        .as_mut()
-                        .expect("passing variants have a workspace");
-                    let (b, w, x, out) = (
-                        &rc.built[i],
-                        &bufs.weights[i][s],
-                        &bufs.xs[s],
-                        &mut bufs.outs[s],
-                    );
-                    rc.timer.time(stream, &rc.spinner, || {
-                        b.variant
-                            .matmul(w, x, out, n, stream, ws)
-                            .map_err(Fail::launch)
-                    })
-                }
-                Contestant::Quantizer(i) => {
-                    let ws = bufs.workspaces[i]
-                        .as_mut()
-                        .expect("passing variants have a workspace");
-                    let (b, x) = (&rc.built[i], &bufs.xs[s]);
-                    rc.timer.time(stream, &rc.spinner, || {
-                        b.variant
-                            .quantize_activations(x, n, k, stream, ws)
-                            .map_err(Fail::launch)
-                    })
-                }
-                Contestant::Cublas(j) => {
-                    let cublas = rc
-                        .cublas
-                        .as_ref()
-                        .expect("baselines exist only with cuBLAS");
-                    let d = &mut dense[j];
-                    let (w, x, out) = (&d.w[s], &d.x[s], &mut d.out[s]);
-                    let kind = d.dense;
-                    rc.timer.time(stream, &rc.spinner, || {
-                        cublas.gemm(stream, kind, gemm_args, w, x, out)
-                    })
-                }
-            };
-            match timed {
-                Ok((us, enqueue_us)) => {
-                    if round >= cfg.warmup {
-                        samples[c].push(us);
-                        if enqueue_us > rc.spinner.us {
-                            launch_bound[c] += 1;
-                        }
-                    }
-                }
-                Err(Fail::Fatal(e)) => {
-                    let who = contestant_name(rc, dense, contestants[c]);
-                    return Err(Fail::Fatal(format!("{who} while being timed: {e}")));
-                }
-                Err(Fail::Local(e)) => failed[c] = Some(format!("a timed call failed: {e}")),
-            }
-        }
-        if last_note.elapsed().as_secs_f64() > 10.0 {
-            last_note = Instant::now();
-            progress(&format!(
-                "{label}: timing round {}/{rounds} ({count} contestants, {:.0} s)",
-                round + 1,
-                t.elapsed().as_secs_f64()
-            ));
-        }
-    }
-    Ok((0..count)
-        .map(|c| Timing {
-            outcome: match (&failed[c], Stats::from_samples(&samples[c])) {
-                (Some(e), _) => Outcome::NotTimed(e.clone()),
-                (None, Some(st)) => Outcome::Timed(st),
-                (None, None) => Outcome::NotTimed("no timed call".into()),
-            },
-            launch_bound: launch_bound[c],
-        })
-        .collect())
-}
-
 fn finish_shape(result: &mut ShapeResult, variants: Vec<VariantResult>, dense: Vec<DenseDevice>) {
     result.variants = variants;
     for d in dense {
         set_baseline(result, d.dense, d.result);
-    }
-}
-
-fn contestant_name(rc: &RunCtx, dense: &[DenseDevice], c: Contestant) -> String {
-    match c {
-        Contestant::Total(i) => format!("variant '{}'", rc.built[i].desc.name),
-        Contestant::Quantizer(i) => format!("the quantizer of variant '{}'", rc.built[i].desc.name),
-        Contestant::Cublas(j) => dense[j].dense.name().to_string(),
     }
 }

@@ -1,5 +1,6 @@
 //! The run written for programs: one JSON object per contestant and shape ([`BenchRow`], serialized by
-//! serde_json), each carrying the run's metadata so that a line stands on its own.
+//! serde_json), each carrying the run's metadata so that a line stands on its own; where the read floor was
+//! timed, a `read_floor` row and, on every row of the shape, the floor and the row's ratio to it.
 
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -14,7 +15,7 @@ use super::stats::tflops;
 pub struct BenchRow {
     /// Always 1: marks the line as a bench row.
     pub mmqgen_bench: u32,
-    /// `variant`, `cublas_bf16`, `cublas_f16`, or `shape` (nothing was measured at the shape).
+    /// `variant`, `cublas_bf16`, `cublas_f16`, `read_floor`, or `shape` (nothing was measured at the shape).
     pub kind: String,
     pub date: String,
     pub commit: String,
@@ -150,6 +151,24 @@ pub struct BenchRow {
     pub parity_unwritten: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parity_quant_mismatches: Option<usize>,
+    /// The read floor's median at this shape (on every row of a shape where it was asked for; `null` when it
+    /// could not be timed).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub read_floor_us: Option<Option<f64>>,
+    /// `median_us / read_floor_us`: how many times the time of only reading the weights this call takes.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub x_read_floor: Option<Option<f64>>,
+    /// On the `read_floor` row: the fastest geometry (`256 threads x 2/SM`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_geometry: Option<String>,
 }
 
 /// A key that is present reads as `Some`, even when it is `null` (serde's default reads `null` as absent).
@@ -202,6 +221,10 @@ impl BenchReport {
                 r.weight_bytes = Some(weight_bytes);
                 r.weight_tb_s = finite(rate.map(|r| r.tb_s));
                 r.pct_of_copy = finite(rate.and_then(|r| r.pct_of_copy));
+                if s.read_floor.is_some() {
+                    r.read_floor_us = finite(s.floor_us());
+                    r.x_read_floor = finite(total.median().and_then(|us| s.x_floor(us)));
+                }
                 r
             };
             if let Some(b) = &s.cublas_bf16 {
@@ -238,7 +261,28 @@ impl BenchReport {
                 }
                 rows.push(r);
             }
-            if s.variants.is_empty() && s.cublas_bf16.is_none() && s.cublas_f16.is_none() {
+            if let Some(f) = &s.read_floor {
+                let total = match f.best() {
+                    Some((_, st)) => Outcome::Timed(*st),
+                    None => Outcome::NotTimed(f.failure().unwrap_or("not timed").to_string()),
+                };
+                let mut r = contestant("read_floor", "read floor", &total, f.bytes);
+                // A reader does no multiply and has no counterpart to be compared with.
+                (
+                    r.tflops,
+                    r.x_cublas_bf16,
+                    r.x_cublas_f16,
+                    r.x_llamacpp_quoted,
+                ) = (None, None, None, None);
+                r.floor_geometry = f.best().map(|(g, _)| g.to_string());
+                r.launch_bound = Some(f.launch_bound);
+                rows.push(r);
+            }
+            if s.variants.is_empty()
+                && s.cublas_bf16.is_none()
+                && s.cublas_f16.is_none()
+                && s.read_floor.is_none()
+            {
                 let mut r = self.row_head("shape", s);
                 r.status = "not_measured".into();
                 r.error = Some(
@@ -321,6 +365,9 @@ impl BenchReport {
             parity_mismatches: None,
             parity_unwritten: None,
             parity_quant_mismatches: None,
+            read_floor_us: None,
+            x_read_floor: None,
+            floor_geometry: None,
         }
     }
 }

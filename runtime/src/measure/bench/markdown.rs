@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 
 use super::anchors::llamacpp_anchor_us;
 use super::config::CublasOut;
+use super::floor::{FloorMode, DECODE_MAX_N, FLOOR_GEOMETRIES};
 use super::landing::{AbVerdict, LANDING_BAR};
-use super::report::{AbReport, BenchReport, Outcome, PrefillSummary, WeightRate};
+use super::report::{AbReport, BenchReport, FloorResult, Outcome, PrefillSummary, WeightRate};
 use super::stats::tflops;
 use crate::check::Shape;
 
@@ -79,7 +80,7 @@ impl BenchReport {
              algorithm. llama.cpp µs are QUOTED from docs/DESIGN.md R4 \
              (measured 2026-11-29 on our H200, not in this run); 'x llama.cpp' = llama.cpp time / this time. \
              'weights TB/s' = the weight bytes the contestant reads (a variant's device footprint, m·K·2 for \
-             cuBLAS) / its median time, and in brackets that as a share of this run's copy rate: {}.",
+             cuBLAS) / its median time, and in brackets that as a share of this run's copy rate: {}. {}",
             self.info.gpu,
             self.info.arch,
             self.info.multiprocessors,
@@ -109,6 +110,20 @@ impl BenchReport {
                 ),
                 None => "not measured in this run".to_string(),
             },
+            match self.config.floor {
+                FloorMode::Off => "The read floor was not timed (--floor off).".to_string(),
+                mode => format!(
+                    "'read floor' is a kernel that only reads the matrix's bytes in this layout once (16-byte \
+                     loads striding the grid; the fastest of {} geometries, each timed like a call on the same \
+                     rotation of cold copies), timed at {}; 'x read floor' = this time / the floor's (1.15: 15% \
+                     slower than only reading the weights).",
+                    FLOOR_GEOMETRIES.len(),
+                    match mode {
+                        FloorMode::All => "every shape".to_string(),
+                        _ => format!("decode shapes (n <= {DECODE_MAX_N})"),
+                    }
+                ),
+            },
         )
     }
 
@@ -126,11 +141,13 @@ impl BenchReport {
     }
 
     /// One row per shape for the variant a selection config picks there (`picks`: the shape and the pick's
-    /// declared name, or why there is none): its median, and that against cuBLAS bf16 and the quoted llama.cpp.
+    /// declared name, or why there is none): its median, and that against cuBLAS bf16, the quoted llama.cpp and
+    /// the read floor (where it was timed).
     pub fn picks_table(&self, picks: &[(Shape, Result<String, String>)]) -> String {
         let mut t = String::from(
-            "| m,n,k | the config's pick | median µs | x cuBLAS bf16 | llama.cpp µs (quoted) | x llama.cpp (quoted) |\n\
-             |---|---|---:|---:|---:|---:|\n",
+            "| m,n,k | the config's pick | median µs | x cuBLAS bf16 | llama.cpp µs (quoted) | x llama.cpp (quoted) | \
+             read floor µs | x read floor |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|\n",
         );
         for (shape, pick) in picks {
             let llama = llamacpp_anchor_us(*shape);
@@ -148,16 +165,41 @@ impl BenchReport {
                     )
                 }
             };
+            let floor = measured.and_then(|s| s.floor_us());
             let _ = writeln!(
                 t,
-                "| {shape} | {name} | {} | {} | {} | {} |",
+                "| {shape} | {name} | {} | {} | {} | {} | {} | {} |",
                 cell_or_dash(median.map(fmt_us)),
                 ratio(bf16, median),
                 cell_or_dash(llama.map(fmt_us)),
-                ratio(llama, median)
+                ratio(llama, median),
+                cell_or_dash(floor.map(fmt_us)),
+                ratio(median, floor)
             );
         }
         t
+    }
+
+    /// The read floor's row of the table: its fastest geometry's median, the bytes it reads and their rate.
+    fn floor_row(&self, shape: Shape, f: &FloorResult) -> String {
+        let footprint = footprint_cell(f.bytes, shape);
+        match f.best() {
+            Some((g, st)) => {
+                let bandwidth = self.bandwidth_cell(f.bytes, &Outcome::Timed(*st));
+                format!(
+                    "| {shape} | read floor ({g}) | {} | {}–{} | {} | — | — | — | — | — | — | {footprint} | \
+                     {bandwidth} | 1.00 |\n",
+                    fmt_us(st.median),
+                    fmt_us(st.p20),
+                    fmt_us(st.p80),
+                    st.n,
+                )
+            }
+            None => format!(
+                "| {shape} | read floor | not timed: {} | — | — | — | — | — | — | — | — | {footprint} | — | — |\n",
+                table_text(f.failure().unwrap_or("not timed"))
+            ),
+        }
     }
 
     /// The results as one markdown table, to paste into docs/PERF.md.
@@ -166,9 +208,9 @@ impl BenchReport {
         t.push_str(
             "| m,n,k | variant | median µs | p20–p80 µs | n | TFLOPS | x cuBLAS bf16 | x cuBLAS f16 | \
              llama.cpp µs (quoted) | x llama.cpp (quoted) | quantizer alone µs | weights on the device (x GGUF) | \
-             weights TB/s (% of copy) |\n",
+             weights TB/s (% of copy) | x read floor |\n",
         );
-        t.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        t.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for s in &self.shapes {
             let shape = s.shape;
             let bf16_us = s.cublas_bf16_us();
@@ -205,11 +247,14 @@ impl BenchReport {
                 let why = s.error.as_deref().unwrap_or("nothing was measured");
                 let _ = writeln!(
                     t,
-                    "| {shape} | — | not measured: {} | — | — | — | — | — | {} | — | — | — | — |",
+                    "| {shape} | — | not measured: {} | — | — | — | — | — | {} | — | — | — | — | — |",
                     table_text(why),
                     cell_or_dash(llama.map(fmt_us))
                 );
                 continue;
+            }
+            if let Some(f) = &s.read_floor {
+                t.push_str(&self.floor_row(shape, f));
             }
             for r in rows {
                 let quant = match &r.quantizer {
@@ -222,7 +267,7 @@ impl BenchReport {
                     Outcome::Timed(st) => {
                         let _ = writeln!(
                             t,
-                            "| {shape} | {} | {} | {}–{} | {} | {:.1} | {} | {} | {} | {} | {quant} | {footprint} | {bandwidth} |",
+                            "| {shape} | {} | {} | {}–{} | {} | {:.1} | {} | {} | {} | {} | {quant} | {footprint} | {bandwidth} | {} |",
                             r.name,
                             fmt_us(st.median),
                             fmt_us(st.p20),
@@ -233,6 +278,7 @@ impl BenchReport {
                             ratio(f16_us, Some(st.median)),
                             cell_or_dash(llama.map(fmt_us)),
                             ratio(llama, Some(st.median)),
+                            ratio(Some(st.median), s.floor_us()),
                         );
                     }
                     Outcome::NotTimed(why) | Outcome::Refused(why) => {
@@ -243,7 +289,7 @@ impl BenchReport {
                         };
                         let _ = writeln!(
                             t,
-                            "| {shape} | {} | {what}: {} | — | — | — | — | — | {} | — | {quant} | {footprint} | — |",
+                            "| {shape} | {} | {what}: {} | — | — | — | — | — | {} | — | {quant} | {footprint} | — | — |",
                             r.name,
                             table_text(why),
                             cell_or_dash(llama.map(fmt_us)),

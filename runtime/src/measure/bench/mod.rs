@@ -18,7 +18,8 @@
 //!    cycles through hold more than three times the L2 (read from the device, 60 MiB when it cannot be read),
 //!    at least [`MIN_BUFFER_SETS`]; consecutive timed calls use consecutive sets, so no call reads weights a
 //!    previous call left in L2.
-//! 4. Contestants (each variant's whole matmul, its activation quantizer alone, cuBLAS bf16, cuBLAS f16) run
+//! 4. Contestants (each variant's whole matmul, its activation quantizer alone, cuBLAS bf16, cuBLAS f16, and at
+//!    decode shapes the read floor: a kernel that only reads the matrix's bytes, in a few geometries) run
 //!    interleaved, A B C A B C, the starting contestant rotating each round: `warmup` rounds untimed, then
 //!    `repeats` rounds timed. Each call is queued on a dedicated stream behind a short spin kernel (so the
 //!    whole launch sequence is queued before the GPU reaches it and host launch cost stays out of the time),
@@ -30,27 +31,35 @@
 //! `2*m*n*K`, the ratio to cuBLAS bf16 and f16 (`cuBLAS time / time`: above 1 is faster than cuBLAS), and the
 //! llama.cpp q6_K time quoted from docs/DESIGN.md R4 with `llama.cpp time / time` (a quoted anchor, not
 //! measured in this run). A cuBLAS bf16 figure more than 20% below the directly called bf16 anchor of docs/DESIGN.md R4
-//! section 4 marks the baseline as suspect.
+//! section 4 marks the baseline as suspect. Where the read floor was timed (its fastest geometry is the floor),
+//! every variant's row gives its time over the floor's (`x read floor`: 1.15 is 15% slower than only reading the
+//! weights), and so does the picks table.
 //!
 //! Everything that needs no GPU (statistics, anchors, the landing and suspect rules, the cuBLAS argument
 //! mapping, buffer-set sizing, rendering) is a plain function, tested on the host.
 //!
 //! The pieces, along a profiler's seams: `config` (what to time), `shapes` (which shapes, how many buffer
 //! sets), `stats`, `anchors` and `landing` (numbers and the rules on them), `provenance` (what the run
-//! ran on), `timer` (spin kernel and events), `cublas` (the dense baseline), `driver` (the run itself),
-//! `report` (the result model) rendered by `markdown` and `json`.
+//! ran on), `timer` (spin kernel and events), `setup` (what every run starts with), `cublas` (the dense
+//! baseline), `floor` (the read floor's kernel and buffers), `driver` (the run itself), `interleave` (the timed
+//! rounds), `report` (the result model) rendered by `markdown` and `json`. `decode_step` is `--decode-step`: a
+//! whole Llama-3-8B decode step through the library, captured in a CUDA graph and replayed.
 
 mod anchors;
 mod config;
 mod copy_rate;
 mod cublas;
+pub mod decode_step;
 mod driver;
 mod fail;
+mod floor;
+mod interleave;
 mod json;
 mod landing;
 mod markdown;
 mod provenance;
 mod report;
+mod setup;
 mod shapes;
 mod stats;
 mod threads;
@@ -71,14 +80,15 @@ pub use copy_rate::{tb_per_s, CopyRate, COPY_BYTES, COPY_REPS};
 pub use cublas::{dense_blocks, GemmArgs, GemmOp, DENSE_D_EXPONENT};
 pub use driver::run_bench;
 pub use fail::BenchError;
+pub use floor::{xor_words, FloorGeometry, FloorMode, DECODE_MAX_N, FLOOR_GEOMETRIES};
 pub use json::BenchRow;
 pub use landing::{ab_overall, ab_verdict, AbVerdict, LANDING_BAR};
 pub use provenance::{
     commit, driver_release, parse_driver_release, utc_from_unix, utc_now, RunInfo,
 };
 pub use report::{
-    AbReport, BaselineResult, BenchReport, BuildResult, Outcome, ParitySummary, PrefillMatmul,
-    PrefillSummary, ShapeResult, VariantResult, WeightRate,
+    AbReport, BaselineResult, BenchReport, BuildResult, FloorResult, Outcome, ParitySummary,
+    PrefillMatmul, PrefillSummary, ShapeResult, VariantResult, WeightRate,
 };
 pub use shapes::{
     buffer_sets, dedup_shapes, default_shapes, prefill_shapes, FALLBACK_L2_BYTES, LLAMA3_8B_LAYER,

@@ -4,6 +4,7 @@
 use super::anchors::{bf16_anchor_tflops, check_bf16_baseline, BaselineCheck};
 use super::config::BenchConfig;
 use super::copy_rate::tb_per_s;
+use super::floor::FloorGeometry;
 use super::landing::{ab_overall, ab_verdict, AbVerdict};
 use super::provenance::RunInfo;
 use super::shapes::{LLAMA3_8B_LAYER, ROTATION_L2_MULTIPLE};
@@ -115,6 +116,42 @@ pub struct BaselineResult {
     pub launch_bound: usize,
 }
 
+/// The read floor at one shape: a kernel that only reads the matrix's bytes in the run's layout, each geometry
+/// timed like a call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloorResult {
+    /// Bytes read per call.
+    pub bytes: usize,
+    /// Every geometry tried and its timing (all `NotTimed` with the reason when the reader could not run).
+    pub geometries: Vec<(FloorGeometry, Outcome)>,
+    /// Timed calls of the best geometry whose host enqueue outlasted the spin kernel.
+    pub launch_bound: usize,
+}
+
+impl FloorResult {
+    /// The geometry with the smallest median: the floor.
+    pub fn best(&self) -> Option<(FloorGeometry, &Stats)> {
+        self.geometries
+            .iter()
+            .filter_map(|(g, o)| o.stats().map(|s| (*g, s)))
+            .min_by(|a, b| a.1.median.total_cmp(&b.1.median))
+    }
+
+    /// Why no geometry was timed, when none was.
+    pub fn failure(&self) -> Option<&str> {
+        if self.best().is_some() {
+            return None;
+        }
+        self.geometries
+            .iter()
+            .find_map(|(_, o)| match o {
+                Outcome::NotTimed(why) | Outcome::Refused(why) => Some(why.as_str()),
+                Outcome::Timed(_) => None,
+            })
+            .or(Some("no geometry was tried"))
+    }
+}
+
 /// Everything measured at one shape.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShapeResult {
@@ -125,6 +162,8 @@ pub struct ShapeResult {
     pub variants: Vec<VariantResult>,
     pub cublas_bf16: Option<BaselineResult>,
     pub cublas_f16: Option<BaselineResult>,
+    /// The read floor, where the run timed it (decode shapes by default).
+    pub read_floor: Option<FloorResult>,
     /// Why the shape (or part of it) could not be measured.
     pub error: Option<String>,
     pub wall_s: f64,
@@ -139,6 +178,7 @@ impl ShapeResult {
             variants: Vec::new(),
             cublas_bf16: None,
             cublas_f16: None,
+            read_floor: None,
             error: None,
             wall_s: 0.0,
         }
@@ -156,6 +196,18 @@ impl ShapeResult {
     pub fn baseline_check(&self) -> Option<BaselineCheck> {
         self.cublas_bf16_us()
             .map(|us| check_bf16_baseline(self.shape, tflops(self.shape, us)))
+    }
+
+    /// The read floor's median (its best geometry's), when it was timed here.
+    pub fn floor_us(&self) -> Option<f64> {
+        self.read_floor
+            .as_ref()
+            .and_then(|f| f.best().map(|(_, s)| s.median))
+    }
+
+    /// `us` over the read floor: how many times the time of only reading the weights a call takes.
+    pub fn x_floor(&self, us: f64) -> Option<f64> {
+        self.floor_us().filter(|&f| f > 0.0).map(|f| us / f)
     }
 
     /// The variant with the smallest median time.
@@ -195,6 +247,8 @@ pub struct BenchReport {
     pub builds: Vec<BuildResult>,
     /// Why the cuBLAS baselines are missing, when they are.
     pub cublas_note: Option<String>,
+    /// Why the read floor is missing where it was asked for, when the reader could not be built.
+    pub floor_note: Option<String>,
     pub shapes: Vec<ShapeResult>,
     /// Set when a kernel fault left the CUDA context unusable and the run stopped early.
     pub aborted: Option<String>,
@@ -234,6 +288,9 @@ impl BenchReport {
         if let Some(c) = &self.cublas_note {
             notes.push(c.clone());
         }
+        if let Some(f) = &self.floor_note {
+            notes.push(f.clone());
+        }
         for s in &self.shapes {
             if let Some(e) = &s.error {
                 notes.push(format!("{}: {e}", s.shape));
@@ -249,6 +306,14 @@ impl BenchReport {
                 }
                 if b.launch_bound > 0 {
                     notes.push(launch_bound_note(&b.name, s.shape, b.launch_bound));
+                }
+            }
+            if let Some(f) = &s.read_floor {
+                if let Some(why) = f.failure() {
+                    notes.push(format!("the read floor at {}: not timed: {why}", s.shape));
+                }
+                if f.launch_bound > 0 {
+                    notes.push(launch_bound_note("the read floor", s.shape, f.launch_bound));
                 }
             }
             for v in &s.variants {
@@ -331,12 +396,15 @@ impl BenchReport {
     }
 
     /// Whether the run is clean: every chosen variant built and timed at every shape it can take (a launcher's
-    /// refusal of a shape is reported, not failed), every shape run, and nothing stopped the run.
+    /// refusal of a shape is reported, not failed), the read floor timed wherever it was asked for, every shape
+    /// run, and nothing stopped the run.
     pub fn is_clean(&self) -> bool {
         self.aborted.is_none()
+            && self.floor_note.is_none()
             && self.builds.iter().all(|b| b.result.is_ok())
             && self.shapes.iter().all(|s| {
                 s.error.is_none()
+                    && s.read_floor.as_ref().is_none_or(|f| f.best().is_some())
                     && s.variants
                         .iter()
                         .all(|v| !matches!(v.total, Outcome::NotTimed(_)))

@@ -18,7 +18,7 @@ pub fn quantile_sorted(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// Median, p20 and p80 (and the extremes) of one contestant's per-call times, microseconds.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Stats {
     pub n: usize,
     pub median: f64,

@@ -1,7 +1,9 @@
-//! The result model rendered from a fixture run, and one whole run on a GPU.
+//! The result model rendered from a fixture run, and one whole run on a GPU; `floor_rows`: the read floor's.
 
 use super::*;
 use crate::check::Shape;
+
+mod floor_rows;
 
 fn stats(median: f64) -> Stats {
     Stats {
@@ -65,6 +67,7 @@ fn report(shapes: Vec<ShapeResult>) -> BenchReport {
         config: BenchConfig::default(),
         builds: Vec::new(),
         cublas_note: None,
+        floor_note: None,
         shapes,
         aborted: None,
     }
@@ -78,6 +81,7 @@ fn shape_result(shape: Shape, variants: Vec<VariantResult>, bf16_us: f64) -> Sha
         variants,
         cublas_bf16: Some(baseline("cuBLAS bf16", bf16_us)),
         cublas_f16: Some(baseline("cuBLAS f16", bf16_us * 1.2)),
+        read_floor: None,
         error: None,
         wall_s: 1.0,
     }
@@ -106,10 +110,10 @@ fn the_table_has_ratios_anchors_and_failures() {
     // weights against the GGUF tensor's 48.2 MB.
     assert_eq!(
             lines[4],
-            "| 4096,512,14336 | a | 400 | 396–404 | 20 | 150.3 | 0.50 | 0.60 | 436 | 1.09 | 9.0 | 14.0 MiB (0.30x) | 0.04 (1%) |"
+            "| 4096,512,14336 | a | 400 | 396–404 | 20 | 150.3 | 0.50 | 0.60 | 436 | 1.09 | 9.0 | 14.0 MiB (0.30x) | 0.04 (1%) | — |"
         );
     assert!(
-        lines[2].ends_with("| 112.0 MiB (2.44x) | 0.59 (14%) |"),
+        lines[2].ends_with("| 112.0 MiB (2.44x) | 0.59 (14%) | — |"),
         "cuBLAS holds two bytes a weight: {t}"
     );
     assert!(lines[5].contains("| b | not timed: parity failed"), "{t}");
@@ -251,20 +255,20 @@ fn the_table_shows_weight_bandwidth_against_the_copy() {
             .lines()
             .next()
             .unwrap()
-            .ends_with("| weights TB/s (% of copy) |"),
+            .ends_with("| weights TB/s (% of copy) | x read floor |"),
         "{table}"
     );
     let copy = 2.0 * (512 << 20) as f64 / 256e-6 / 1e12;
     let cell = |bytes: usize, us: f64| {
         let tb_s = bytes as f64 / (us * 1e-6) / 1e12;
-        format!("| {tb_s:.2} ({:.0}%) |", 100.0 * tb_s / copy)
+        format!("| {tb_s:.2} ({:.0}%) | — |", 100.0 * tb_s / copy)
     };
     // The variant reads its 14 MiB footprint in 100 µs; cuBLAS bf16 reads m*K*2 bytes in 30 µs.
     let row = table.lines().find(|l| l.contains("| **a** |")).unwrap();
     assert!(row.ends_with(&cell(14 << 20, 100.0)), "{row}");
     let row = table.lines().find(|l| l.contains("| cuBLAS bf16")).unwrap();
     assert!(row.ends_with(&cell(2 * 4096 * 4096, 30.0)), "{row}");
-    assert_eq!(cell(2 * 4096 * 4096, 30.0), "| 1.12 (27%) |");
+    assert_eq!(cell(2 * 4096 * 4096, 30.0), "| 1.12 (27%) | — |");
     assert!(r.legend().contains("copy at 4.19 TB/s"), "{}", r.legend());
 }
 
@@ -418,7 +422,20 @@ fn bench_runs_on_the_gpu() {
         Some(note) => eprintln!("SKIPPED cuBLAS part: {note}"),
     }
     let baselines = usize::from(s.cublas_bf16.is_some()) + usize::from(s.cublas_f16.is_some());
-    assert_eq!(report.json_lines().len(), baselines + descs.len());
+    // n = 8 is a decode shape: the read floor was timed there, each geometry after reading every byte.
+    let f = s
+        .read_floor
+        .as_ref()
+        .expect("the read floor at a decode shape");
+    let best = f
+        .best()
+        .unwrap_or_else(|| panic!("the floor was not timed: {f:?}"));
+    assert!(best.1.median > 0.0 && best.1.n == 5);
+    assert!(s
+        .variants
+        .iter()
+        .all(|v| v.total.median().is_some_and(|t| t > best.1.median)));
+    assert_eq!(report.json_lines().len(), baselines + descs.len() + 1);
 }
 
 #[test]
@@ -483,11 +500,17 @@ fn the_picks_table_gives_each_shapes_pick_against_the_baselines() {
     let t = r.picks_table(&picks);
     let lines: Vec<&str> = t.lines().collect();
     assert_eq!(lines.len(), 5, "{t}");
-    assert_eq!(lines[2], "| 4096,1,4096 | ring | 10.0 | 1.50 | — | — |");
-    assert_eq!(lines[3], "| 4096,512,14336 | a | 400 | 0.50 | 436 | 1.09 |");
+    assert_eq!(
+        lines[2],
+        "| 4096,1,4096 | ring | 10.0 | 1.50 | — | — | — | — |"
+    );
+    assert_eq!(
+        lines[3],
+        "| 4096,512,14336 | a | 400 | 0.50 | 436 | 1.09 | — | — |"
+    );
     assert_eq!(
         lines[4],
-        "| 64,1,256 | none: no rule matches | — | — | — | — |"
+        "| 64,1,256 | none: no rule matches | — | — | — | — | — | — |"
     );
 }
 
