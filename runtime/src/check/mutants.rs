@@ -44,7 +44,7 @@ pub struct Mutant {
 pub const MUTANT_SHAPE: Shape = Shape::new(1000, 77, 2816);
 
 /// Every mutant the suite ships, in a stable order.
-pub const MUTANTS: [Mutant; 10] = [
+pub const MUTANTS: [Mutant; 11] = [
     Mutant {
         name: "swapped_fma_order",
         base_variant: "r41",
@@ -149,6 +149,16 @@ pub const MUTANTS: [Mutant; 10] = [
         replace: "const float quotient = estimate;",
         shape: MUTANT_SHAPE,
         layout: Layout::Raw,
+    },
+    Mutant {
+        name: "int12_ring_high_plane_weight",
+        base_variant: "ring_i12_t1",
+        what: "The int12 ring weighs the vh plane's sum of an odd sub-block by 32 instead of 64, so that sub-block's \
+               sum is no longer the exact sum of (q6 - 32) * (64 vh + vl).",
+        find: "sums.odd = 64 * high + low;",
+        replace: "sums.odd = 32 * high + low;",
+        shape: MUTANT_SHAPE,
+        layout: Layout::Padded,
     },
 ];
 
