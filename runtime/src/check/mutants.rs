@@ -151,7 +151,7 @@ pub const MUTANTS: [Mutant; 11] = [
         layout: Layout::Raw,
     },
     Mutant {
-        name: "int12_ring_high_plane_weight",
+        name: "int12_ring_plane_weight",
         base_variant: "ring_i12_t1",
         what: "The int12 ring weighs the vh plane's sum of an odd sub-block by 32 instead of 64, so that sub-block's \
                sum is no longer the exact sum of (q6 - 32) * (64 vh + vl).",
@@ -423,7 +423,7 @@ mod tests {
             "no mutant named 'reversed': the mutants are swapped_fma_order, transposed_mma_fragment, \
              wrong_narrow_byte_offset, off_by_one_token_edge, prefolded_low_pass_skipped, \
              tma_weight_box_raw_stride, int12_cross_weight, int12_token_box_column, producer_window_behind, \
-             quotient_uncorrected"
+             quotient_uncorrected, int12_ring_plane_weight"
         );
     }
 
