@@ -387,6 +387,39 @@ pub const RING_RECORD_BYTES: u32 = 368;
 pub const RING_RECORD_SCALES: u32 = 256;
 pub const RING_RECORD_OFFSETS: u32 = 288;
 
+/// A ring record under `int12_per256`: the 512 bytes of the two planes as the quantizer writes them (each chunk's 32
+/// `vh` then its 32 `vl`), `-32` times each 16-value sub-block's sum of `v = 64 vh + vl` (16 int32), the
+/// super-block's one `da` (f32), and a pad to 148 words, so that the eight lanes of a 16-byte load's phase, reading
+/// neighbouring records, fall in different banks (148 = 20 mod 32, an odd multiple of 4).
+pub const RING_I12_RECORD_BYTES: u32 = 592;
+pub const RING_I12_RECORD_OFFSETS: u32 = 512;
+pub const RING_I12_RECORD_SCALES: u32 = 576;
+
+/// Where a ring record of `desc`'s mode holds what: its bytes, then where its `da` and its offsets start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RingRecord {
+    pub bytes: u32,
+    pub scales: u32,
+    pub offsets: u32,
+}
+
+/// The ring record of `desc`'s mode ([`RING_RECORD_BYTES`], or [`RING_I12_RECORD_BYTES`] under `int12_per256`).
+pub fn ring_record(desc: &VariantDescription) -> RingRecord {
+    if desc.mode == NumericsMode::Int12Per256 {
+        RingRecord {
+            bytes: RING_I12_RECORD_BYTES,
+            scales: RING_I12_RECORD_SCALES,
+            offsets: RING_I12_RECORD_OFFSETS,
+        }
+    } else {
+        RingRecord {
+            bytes: RING_RECORD_BYTES,
+            scales: RING_RECORD_SCALES,
+            offsets: RING_RECORD_OFFSETS,
+        }
+    }
+}
+
 /// The ring engine's mbarriers: one of 8 bytes per warp and stage, 16 bytes rounded.
 /// With `ring_lanes = fragments` also one a stage for the tokens and a 4-byte count a stage.
 pub fn ring_barrier_bytes(desc: &VariantDescription) -> u32 {
@@ -537,7 +570,7 @@ fn ring_fragments_layout(desc: &VariantDescription) -> SharedLayout {
 }
 
 /// The ring engine's shared memory for a call with K = `k`: the ring and its barriers ([`shared_layout`]), then
-/// a [`RING_RECORD_BYTES`] record per token and super-block (of the largest split's when `ksplit > 1`), then per
+/// a [`ring_record`] per token and super-block (of the largest split's when `ksplit > 1`), then per
 /// row the sums of each super-block for each
 /// token and its `d` (f32; each row's run one word longer than it needs, so that the lanes that walk rows in the
 /// epilogue read different banks). The kernel computes the same offsets from `k`.
@@ -561,7 +594,7 @@ pub fn ring_shared_bytes(desc: &VariantDescription, k: u64) -> u64 {
     } else {
         superblocks
     };
-    let records = u64::from(desc.tile_n) * superblocks * u64::from(RING_RECORD_BYTES);
+    let records = u64::from(desc.tile_n) * superblocks * u64::from(ring_record(desc).bytes);
     let sums = u64::from(desc.nbj) * (superblocks * u64::from(desc.tile_n) + 1) * 4;
     let d = u64::from(desc.nbj) * (superblocks + 1) * 4;
     let round16 = |x: u64| x.div_ceil(16) * 16;

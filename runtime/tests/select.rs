@@ -4,8 +4,8 @@
 use mmqgen::catalogue;
 use mmqgen::codegen::canonical_name;
 use mmqgen::select::{
-    Bounds, Config, ConfigError, Finding, Policy, RuleProblem, Verdict, CHECK_MAX_TOKENS,
-    DEFAULT_CONFIG,
+    Bounds, Config, ConfigError, Finding, Policy, RuleProblem, Verdict, BATCH_INVARIANT_CONFIG,
+    CHECK_MAX_TOKENS, DEFAULT_CONFIG,
 };
 use mmqgen::{Arch, Layout, VariantDescription};
 
@@ -533,6 +533,70 @@ fn the_embedded_default_is_complete_and_valid() {
 }
 
 /// The policy refuses what the default must not pick, each in one sentence naming the rule.
+/// The batch-invariant selection (runtime/batch_invariant.toml): no gaps or dead rules, every ring within the K its
+/// shared memory fits, and one mode, int12_per256, for every token count, shape and layout on sm_90.
+#[test]
+fn the_batch_invariant_config_has_one_mode_at_every_n() {
+    assert!(BATCH_INVARIANT_CONFIG.starts_with('#'));
+    let all = catalogue::all();
+    let config = Config::batch_invariant(&all).unwrap();
+    let findings = config.check();
+    let problems: Vec<&Finding> = findings.iter().filter(|f| f.is_problem()).collect();
+    assert_eq!(problems, Vec::<&Finding>::new(), "{findings:#?}");
+    assert!(
+        !findings.iter().any(|f| matches!(
+            f,
+            Finding::ModeMix {
+                arch: Arch::Sm90,
+                ..
+            }
+        )),
+        "{findings:#?}"
+    );
+    for rule in &config.rules {
+        assert_eq!(rule.arch, Arch::Sm90, "{}", rule.label());
+        assert_eq!(
+            rule.variant.mode,
+            mmqgen::codegen::NumericsMode::Int12Per256,
+            "{}",
+            rule.label()
+        );
+        assert!(rule.variant.archs.contains(Arch::Sm90), "{}", rule.label());
+        assert!(rule.named, "{}", rule.label());
+    }
+    for layout in [Layout::Raw, Layout::Padded] {
+        for (m, k) in [
+            (4096, 4096),
+            (14336, 4096),
+            (4096, 14336),
+            (1024, 4096),
+            (4096, 65536),
+        ] {
+            for n in [
+                1, 2, 3, 4, 5, 8, 9, 16, 37, 64, 81, 96, 128, 129, 200, 384, 500, 512, 2048, 65536,
+            ] {
+                let s = config
+                    .select(Arch::Sm90, layout, m, n, k)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(s.variant.mode, mmqgen::codegen::NumericsMode::Int12Per256);
+            }
+        }
+    }
+    // The rings take the decode shapes (the warpgroup tiles past them).
+    assert_eq!(
+        chosen(&config, Layout::Padded, 4096, 1, 4096),
+        "ring_i12_t1_fused"
+    );
+    assert_eq!(
+        chosen(&config, Layout::Padded, 4096, 4, 14336),
+        "wgmma_i12_128x64_producer"
+    );
+    assert_eq!(
+        chosen(&config, Layout::Raw, 14336, 2, 4096),
+        "ring_i12_t2_tall_fused"
+    );
+}
+
 #[test]
 fn a_config_outside_its_policy_is_told_why() {
     let policy = Policy::embedded();

@@ -1,4 +1,4 @@
-//! Every variant the embedded default names, compiled for the architecture of each rule that names it, through
+//! Every variant the embedded default (and the embedded batch-invariant selection) names, compiled for the architecture of each rule that names it, through
 //! the library's own compile path ([`mmqgen::compile::compile_variant`], what `Mmq` calls on first use): a pick
 //! that only the CLI could build (a wgmma module compiled for plain `sm_90`, say) fails here, without a GPU. Each
 //! (architecture, variant) is compiled for that exact architecture (`sm_86` code for an sm_86 GPU), with no spill
@@ -137,14 +137,33 @@ fn check(pick: &Pick, report: &VariantReport) -> Result<String, String> {
 
 #[test]
 fn every_default_pick_compiles_through_the_library_path() {
-    if !mmqgen::testing::nvrtc_or_skip("every_default_pick_compiles_through_the_library_path") {
+    let test = "every_default_pick_compiles_through_the_library_path";
+    if !mmqgen::testing::nvrtc_or_skip(test) {
         return;
     }
-    let with_sass =
-        mmqgen::testing::cuobjdump_or_skip("every_default_pick_compiles_through_the_library_path");
-    let started = Instant::now();
     let catalogue = mmqgen::catalogue::all();
     let config = Config::embedded(&catalogue).expect("the embedded config parses");
+    compile_picks(test, "default", &config, &Arch::ALL);
+}
+
+/// The same for the embedded batch-invariant selection (runtime/batch_invariant.toml: int12_per256 at every n on
+/// sm_90), whose rings are checked at the longest K its rules give them.
+#[test]
+fn every_batch_invariant_pick_compiles_through_the_library_path() {
+    let test = "every_batch_invariant_pick_compiles_through_the_library_path";
+    if !mmqgen::testing::nvrtc_or_skip(test) {
+        return;
+    }
+    let catalogue = mmqgen::catalogue::all();
+    let config = Config::batch_invariant(&catalogue).expect("the batch-invariant config parses");
+    compile_picks(test, "batch-invariant", &config, &[Arch::Sm90]);
+}
+
+/// Compiles and checks every (architecture, variant) that a rule of `config` (`what`: its name in messages) names,
+/// and that it names a pick for each of `archs`.
+fn compile_picks(test: &str, what: &str, config: &Config, archs: &[Arch]) {
+    let with_sass = mmqgen::testing::cuobjdump_or_skip(test);
+    let started = Instant::now();
     // One compile per (architecture, variant), with the largest K any of its rules there gives it.
     let mut picks: BTreeMap<(Arch, &str), Pick> = BTreeMap::new();
     for rule in &config.rules {
@@ -161,10 +180,10 @@ fn every_default_pick_compiles_through_the_library_path() {
         };
     }
     let picks: Vec<Pick> = picks.into_values().collect();
-    for arch in Arch::ALL {
+    for &arch in archs {
         assert!(
             picks.iter().any(|p| p.arch == arch),
-            "the default names no pick for {arch}"
+            "the {what} config names no pick for {arch}"
         );
     }
     let cache = CubinCache::new(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cubins"));
@@ -187,10 +206,10 @@ fn every_default_pick_compiles_through_the_library_path() {
     let mut results = results.into_inner().unwrap();
     results.sort_by_key(|(at, _)| *at);
     visible(&format!(
-        "{} default picks over {} architectures, compiled for their exact architecture (registers: the most of the \
+        "{} {what} picks over {} architectures, compiled for their exact architecture (registers: the most of the \
          raw and padded entries; spills: spill and stack bytes; SASS: both entries)",
         picks.len(),
-        Arch::ALL.len()
+        archs.len()
     ));
     visible(
         "arch    target   variant                          regs spills  shared              limit | 16816 16832 \
@@ -209,7 +228,7 @@ fn every_default_pick_compiles_through_the_library_path() {
     ));
     assert!(
         failures.is_empty(),
-        "default picks that the library cannot compile cleanly:\n{}",
+        "{what} picks that the library cannot compile cleanly:\n{}",
         failures.join("\n")
     );
 }

@@ -5,7 +5,7 @@
 use super::Written;
 use crate::description::*;
 use crate::fields::FieldError;
-use crate::validate::{one_of, require, require_fields, require_int_per32};
+use crate::validate::{one_of, require, require_fields};
 
 /// Tokens the ring engine takes a block at most: each thread forms every token's sums of its super-block.
 pub const RING_MAX_TOKENS: u32 = 8;
@@ -84,7 +84,7 @@ pub(super) fn fill_defaults(desc: &mut VariantDescription, written: &Written) {
 /// whole K per block, and a few tokens. (`stages` is the depth of each warp's ring: 1 still works, with no copy in
 /// flight during a stage.)
 pub(super) fn rules(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
-    require_int_per32(desc, errors);
+    mode_rule(desc, errors);
     require_fields(
         errors,
         &[
@@ -175,6 +175,28 @@ pub(super) fn rules(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
         format!(
             "engine stream_ring sums its super-blocks in shared memory itself: segment must be registers; got {}",
             desc.segment
+        ),
+    );
+}
+
+/// The modes of the ring: `int_per32` with every lane form, and `int12_per256` (its exact `S` per super-block by dp4a
+/// on both activation planes, NUMERICS.md 3) where a thread takes whole super-blocks, `ring_lanes = superblocks`
+/// or `rows`; the fragment ring's mmas form per-32 sums only.
+fn mode_rule(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
+    let ok = match desc.mode {
+        NumericsMode::IntPer32 => true,
+        NumericsMode::Int12Per256 => desc.ring_lanes != RingLanes::Fragments,
+        NumericsMode::F32Per16 | NumericsMode::IntPer256 => false,
+    };
+    require(
+        errors,
+        ok,
+        "mode",
+        format!(
+            "engine stream_ring implements mode int_per32 (one scale per 32 activations), and mode int12_per256 \
+             when its lanes take whole super-blocks (ring_lanes = superblocks or rows); got mode {} with ring_lanes \
+             = {}",
+            desc.mode, desc.ring_lanes
         ),
     );
 }

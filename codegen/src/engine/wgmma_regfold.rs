@@ -60,18 +60,30 @@ impl WgmmaRegfold {
     }
 }
 
-/// Mode `int12_per256` is this engine's: refused on the others, and here outside the pipelines that run it.
+/// Mode `int12_per256` is this engine's for prefill and `stream_ring`'s for decode: refused on the others, and here
+/// outside the pipelines that run it (the ring's own rule is in its module).
 pub(super) fn int12_rule(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
-    if desc.mode == NumericsMode::Int12Per256 {
+    if desc.mode == NumericsMode::Int12Per256 && desc.engine != Engine::StreamRing {
+        require(
+            errors,
+            // (The register folds and stream_dp4a refuse it in their own sentence.)
+            desc.engine.builds_rows_in_registers() || desc.engine == Engine::StreamDp4a,
+            "mode",
+            format!(
+                "mode int12_per256 (12-bit activations in two int8 planes) is implemented by engine \
+                 wgmma_k32_regfold (prefill tiles) and by engine stream_ring with ring_lanes = superblocks or rows \
+                 (decode); engine {} does not implement it: use int_per32",
+                desc.engine
+            ),
+        );
+    }
+    if desc.mode == NumericsMode::Int12Per256 && desc.engine == Engine::WgmmaK32Regfold {
         require(
             errors,
             // (The other register-fold engines refuse every mode but int_per32 above, in their own sentence.)
-            (desc.engine == Engine::WgmmaK32Regfold
-                && matches!(desc.refill, Refill::Burst | Refill::Tma)
+            matches!(desc.refill, Refill::Burst | Refill::Tma)
                 && desc.ksplit == 1
-                && desc.accumulator_sets == 1)
-                || (desc.engine != Engine::WgmmaK32Regfold
-                    && desc.engine.builds_rows_in_registers()),
+                && desc.accumulator_sets == 1,
             "mode",
             format!(
                 "mode int12_per256 multiplies its two activation planes by the fold's two weight planes with wgmma, \

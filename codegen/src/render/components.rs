@@ -53,26 +53,34 @@ pub(super) fn components(desc: &VariantDescription, context: &RenderContext) -> 
             return components;
         }
         (Engine::StreamRing, lanes) => {
-            // The ring's schedule first: the others' sections hold its slots.
+            let int12 = desc.mode == NumericsMode::Int12Per256;
+            // The mode's numerics (records, chunk sums, the segment step), then the ring's schedule: the others'
+            // sections hold their slots.
+            components.push(if int12 {
+                "ring/int12.cu.tera"
+            } else {
+                "ring/int_per32.cu.tera"
+            });
             components.push(if desc.ksplit > 1 {
                 "ring/split_k.cu.tera"
             } else {
                 "ring/whole.cu.tera"
             });
-            components.push(if desc.token_unroll == 1 {
-                "ring/token_loop.cu.tera"
-            } else {
-                "ring/tokens_unrolled.cu.tera"
+            components.push(match (desc.token_unroll == 1, int12) {
+                (true, false) => "ring/token_loop.cu.tera",
+                (false, false) => "ring/tokens_unrolled.cu.tera",
+                (true, true) => "ring/int12_token_loop.cu.tera",
+                (false, true) => "ring/int12_tokens_unrolled.cu.tera",
             });
             components.push(if lanes == RingLanes::Rows {
                 "ring/rows.cu.tera"
             } else {
                 "ring/superblocks.cu.tera"
             });
-            components.push(if desc.quantizer == Quantizer::Fused {
-                "ring/fused.cu.tera"
-            } else {
-                "ring/separate.cu.tera"
+            components.push(match (desc.quantizer, int12) {
+                (Quantizer::Fused, _) => "ring/fused.cu.tera",
+                (Quantizer::Separate, false) => "ring/separate.cu.tera",
+                (Quantizer::Separate, true) => "ring/int12_separate.cu.tera",
             });
             components.push("family/ring.cu.tera");
             return components;

@@ -6,10 +6,9 @@ use crate::description::*;
 use crate::fields::description_lines;
 use crate::launch::{has_raw_rows_entry, LaunchContract, SharedMemory};
 use crate::layout::{
-    ring_barrier_bytes, ring_fused_records_at_once, ring_record_pieces_at_once,
+    ring_barrier_bytes, ring_fused_records_at_once, ring_record, ring_record_pieces_at_once,
     stream_offset_in_sums, stream_rows_at_once, FoldRing, Region, SharedLayout, PADDED_BLOCK_BYTES,
-    RING_FRAGMENT_SUPERBLOCKS, RING_RECORD_BYTES, RING_RECORD_OFFSETS, RING_RECORD_SCALES,
-    STREAM_SUPERBLOCKS_PER_PASS,
+    RING_FRAGMENT_SUPERBLOCKS, STREAM_SUPERBLOCKS_PER_PASS,
 };
 use crate::CODEGEN_VERSION;
 use mmqgen_formats::q6k;
@@ -118,7 +117,7 @@ pub(super) struct RenderContext {
     pub(super) producer_warpgroup: bool,
     pub(super) producer_threads: u32,
     /// The ring engine's per-token, per-super-block activation record: its bytes, and where its `da` and
-    /// offsets start ([`RING_RECORD_BYTES`]).
+    /// offsets start ([`ring_record`]).
     pub(super) ring_record_bytes: u32,
     pub(super) ring_record_scales: u32,
     pub(super) ring_record_offsets: u32,
@@ -560,9 +559,9 @@ pub(super) fn render_context(
         fused_quantizer: desc.quantizer == Quantizer::Fused,
         producer_warpgroup: desc.producer == Producer::Warpgroup,
         producer_threads: desc.producer_threads(),
-        ring_record_bytes: RING_RECORD_BYTES,
-        ring_record_scales: RING_RECORD_SCALES,
-        ring_record_offsets: RING_RECORD_OFFSETS,
+        ring_record_bytes: ring_record(desc).bytes,
+        ring_record_scales: ring_record(desc).scales,
+        ring_record_offsets: ring_record(desc).offsets,
         ring_barrier_bytes: ring_barrier_bytes(desc),
         ring_record_pieces_at_once: ring_record_pieces_at_once(desc),
         ring_fused_records_at_once: ring_fused_records_at_once(desc),

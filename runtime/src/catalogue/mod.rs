@@ -92,6 +92,20 @@ pub const EXAMPLES: &[VariantDescription] = &[
     WGMMA_I12_128X96_TAIL,
     WGMMA_I12_64X128_FOLD,
     WGMMA_F16_128X64,
+    // The int12 rings (issue 54): candidates for a batch-invariant selection (runtime/batch_invariant.toml).
+    RING_I12_T1,
+    RING_I12_T1_FUSED,
+    RING_I12_T1_TALL,
+    RING_I12_T1_TALL_FUSED,
+    RING_I12_T1_KS4_FUSED,
+    RING_I12_T2,
+    RING_I12_T2_FUSED,
+    RING_I12_T2_TALL_FUSED,
+    RING_I12_T3_FUSED,
+    RING_I12_T4,
+    RING_I12_T4_FUSED,
+    RING_I12_T4_TALL,
+    RING_I12_T8,
 ];
 
 /// Every declared variant: the baselines, the default's picks, then the examples.

@@ -113,3 +113,89 @@ pub const RING_MMA_32X8_K4: VariantDescription = variant! {
     name: "ring_mma_32x8_k4", engine: stream_ring, mode: int_per32, nbj: 32, tile_n: 8, warps_m: 2, warps_n: 1, stages:
     2, refill: tma, ring_lanes: fragments, warps_k: 4, archs: [sm_90],
 };
+
+// ---- The rings under int12_per256 (issue 54, target 3): the per-32 rings' geometry, 12-bit activations in two
+// planes and one scale per 256 (NUMERICS.md 2, 3, 5), so that a selection may use one mode at every batch size
+// (docs/DESIGN.md D16). Each thread forms its super-block's exact S with dp4a on both planes; the records are 592
+// bytes instead of 368, so each ring reaches a shorter K (`codegen::ring_max_k`). Candidates: not yet timed.
+
+/// `ring_t1` under int12_per256.
+pub const RING_I12_T1: VariantDescription = variant! {
+    name: "ring_i12_t1", engine: stream_ring, mode: int12_per256, nbj: 32, tile_n: 1, warps_m: 8, warps_n: 1, stages: 2,
+    archs: [sm_90],
+};
+
+/// `ring_t1_fused` under int12_per256: the token quantized to 12 bits in the kernel, one launch a call.
+pub const RING_I12_T1_FUSED: VariantDescription = variant! {
+    name: "ring_i12_t1_fused", engine: stream_ring, mode: int12_per256, nbj: 32, tile_n: 1, warps_m: 8, warps_n: 1,
+    stages: 2, quantizer: fused, archs: [sm_90],
+};
+
+/// `ring_t1_tall` under int12_per256: 112 rows a block.
+pub const RING_I12_T1_TALL: VariantDescription = variant! {
+    name: "ring_i12_t1_tall", engine: stream_ring, mode: int12_per256, nbj: 112, tile_n: 1, warps_m: 8, warps_n: 1,
+    stages: 2, archs: [sm_90],
+};
+
+/// `ring_t1_tall_fused` under int12_per256.
+pub const RING_I12_T1_TALL_FUSED: VariantDescription = variant! {
+    name: "ring_i12_t1_tall_fused", engine: stream_ring, mode: int12_per256, nbj: 112, tile_n: 1, warps_m: 8,
+    warps_n: 1, stages: 2, quantizer: fused, archs: [sm_90],
+};
+
+/// `ring_t1_ks4_fused` under int12_per256: K split in four across blocks of 128 rows, the segment sums combined in
+/// K order.
+pub const RING_I12_T1_KS4_FUSED: VariantDescription = variant! {
+    name: "ring_i12_t1_ks4_fused", engine: stream_ring, mode: int12_per256, nbj: 128, tile_n: 1, warps_m: 8,
+    warps_n: 1, ksplit: 4, stages: 2, quantizer: fused, archs: [sm_90],
+};
+
+/// `ring_t2` under int12_per256.
+pub const RING_I12_T2: VariantDescription = variant! {
+    name: "ring_i12_t2", engine: stream_ring, mode: int12_per256, nbj: 32, tile_n: 2, warps_m: 8, warps_n: 1, stages: 2,
+    archs: [sm_90],
+};
+
+/// `ring_t2_fused` under int12_per256.
+pub const RING_I12_T2_FUSED: VariantDescription = variant! {
+    name: "ring_i12_t2_fused", engine: stream_ring, mode: int12_per256, nbj: 32, tile_n: 2, warps_m: 16, warps_n: 1,
+    stages: 1, quantizer: fused, archs: [sm_90],
+};
+
+/// `ring_t2_tall_fused` under int12_per256.
+pub const RING_I12_T2_TALL_FUSED: VariantDescription = variant! {
+    name: "ring_i12_t2_tall_fused", engine: stream_ring, mode: int12_per256, nbj: 112, tile_n: 2, warps_m: 16,
+    warps_n: 1, stages: 1, quantizer: fused, archs: [sm_90],
+};
+
+/// `ring_t3_fused` under int12_per256: three tokens quantized in the kernel, one at a time.
+pub const RING_I12_T3_FUSED: VariantDescription = variant! {
+    name: "ring_i12_t3_fused", engine: stream_ring, mode: int12_per256, nbj: 32, tile_n: 3, warps_m: 16, warps_n: 1,
+    stages: 1, quantizer: fused, token_unroll: 1, archs: [sm_90],
+};
+
+/// `ring_t4` under int12_per256: four tokens, a warp's lanes on 32 rows, one token at a time.
+pub const RING_I12_T4: VariantDescription = variant! {
+    name: "ring_i12_t4", engine: stream_ring, mode: int12_per256, nbj: 32, tile_n: 4, warps_m: 8, warps_n: 1, stages: 2,
+    token_unroll: 1, ring_lanes: rows, archs: [sm_90],
+};
+
+/// `ring_t4_fused` under int12_per256, with `ring_t4`'s 8 warps over two stages: at 16 warps (128 registers a
+/// thread) the unpacked q6 words and a chunk's two planes spill 8 bytes.
+pub const RING_I12_T4_FUSED: VariantDescription = variant! {
+    name: "ring_i12_t4_fused", engine: stream_ring, mode: int12_per256, nbj: 32, tile_n: 4, warps_m: 8, warps_n: 1,
+    stages: 2, quantizer: fused, token_unroll: 1, ring_lanes: rows, archs: [sm_90],
+};
+
+/// `ring_t4_tall` under int12_per256: four tokens, 112 rows a block, one token at a time.
+pub const RING_I12_T4_TALL: VariantDescription = variant! {
+    name: "ring_i12_t4_tall", engine: stream_ring, mode: int12_per256, nbj: 112, tile_n: 4, warps_m: 8, warps_n: 1,
+    stages: 2, token_unroll: 1, archs: [sm_90],
+};
+
+/// Eight tokens a block, lanes on rows, one token at a time: the int12 ring for n = 5..8 (and, a tile of 8 tokens
+/// at a time, a little beyond), where the per-32 default runs the fragment rings, which have no int12 form.
+pub const RING_I12_T8: VariantDescription = variant! {
+    name: "ring_i12_t8", engine: stream_ring, mode: int12_per256, nbj: 32, tile_n: 8, warps_m: 8, warps_n: 1, stages: 2,
+    token_unroll: 1, ring_lanes: rows, archs: [sm_90],
+};

@@ -44,7 +44,7 @@ pub struct Mutant {
 pub const MUTANT_SHAPE: Shape = Shape::new(1000, 77, 2816);
 
 /// Every mutant the suite ships, in a stable order.
-pub const MUTANTS: [Mutant; 10] = [
+pub const MUTANTS: [Mutant; 11] = [
     Mutant {
         name: "swapped_fma_order",
         base_variant: "r41",
@@ -149,6 +149,16 @@ pub const MUTANTS: [Mutant; 10] = [
         replace: "const float quotient = estimate;",
         shape: MUTANT_SHAPE,
         layout: Layout::Raw,
+    },
+    Mutant {
+        name: "int12_ring_plane_weight",
+        base_variant: "ring_i12_t1",
+        what: "The int12 ring weighs the vh plane's sum of an odd sub-block by 32 instead of 64, so that sub-block's \
+               sum is no longer the exact sum of (q6 - 32) * (64 vh + vl).",
+        find: "sums.odd = 64 * high + low;",
+        replace: "sums.odd = 32 * high + low;",
+        shape: MUTANT_SHAPE,
+        layout: Layout::Padded,
     },
 ];
 
@@ -413,7 +423,7 @@ mod tests {
             "no mutant named 'reversed': the mutants are swapped_fma_order, transposed_mma_fragment, \
              wrong_narrow_byte_offset, off_by_one_token_edge, prefolded_low_pass_skipped, \
              tma_weight_box_raw_stride, int12_cross_weight, int12_token_box_column, producer_window_behind, \
-             quotient_uncorrected"
+             quotient_uncorrected, int12_ring_plane_weight"
         );
     }
 

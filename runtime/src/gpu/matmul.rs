@@ -124,6 +124,15 @@ impl Mmq {
         Mmq::with_config(ordinal, Config::embedded(&catalogue)?)
     }
 
+    /// GPU `ordinal` with the embedded batch-invariant config ([`crate::select::BATCH_INVARIANT_CONFIG`]): one
+    /// numerics mode, `int12_per256`, at every token count on sm_90, so that a token's output row has the same
+    /// bits whatever else shares its call. Not the default: it has not been timed against it. It has rules for
+    /// sm_90 only; on another architecture every call is refused with [`MmqError::Select`].
+    pub fn batch_invariant(ordinal: usize) -> Result<Mmq, MmqError> {
+        let catalogue = crate::catalogue::all();
+        Mmq::with_config(ordinal, Config::batch_invariant(&catalogue)?)
+    }
+
     /// GPU `ordinal` (its primary context, the one the CUDA runtime uses) with a given config
     /// (`Config::parse(text, &catalogue)`).
     pub fn with_config(ordinal: usize, config: Config) -> Result<Mmq, MmqError> {

@@ -49,6 +49,11 @@ use rule::{join_and, parse_rule};
 /// The default selection, embedded in the binary.
 pub const DEFAULT_CONFIG: &str = include_str!("../../mmqgen.toml");
 
+/// A batch-invariant selection for sm_90, embedded beside the default and not the default (unmeasured): every rule
+/// picks a variant of mode `int12_per256`, so a token's output bits do not depend on the other tokens of its call
+/// (docs/DESIGN.md D16). `Mmq::batch_invariant` opens a GPU with it.
+pub const BATCH_INVARIANT_CONFIG: &str = include_str!("../../batch_invariant.toml");
+
 /// `config check` looks for token-count gaps over `1..=CHECK_MAX_TOKENS`.
 pub const CHECK_MAX_TOKENS: u64 = 65536;
 
@@ -168,6 +173,12 @@ impl Config {
     /// The embedded [`DEFAULT_CONFIG`], against `catalogue`.
     pub fn embedded(catalogue: &[VariantDescription]) -> Result<Config, ConfigError> {
         Config::parse(DEFAULT_CONFIG, catalogue)
+    }
+
+    /// The embedded [`BATCH_INVARIANT_CONFIG`] (one numerics mode at every token count on sm_90), against
+    /// `catalogue`.
+    pub fn batch_invariant(catalogue: &[VariantDescription]) -> Result<Config, ConfigError> {
+        Config::parse(BATCH_INVARIANT_CONFIG, catalogue)
     }
 
     /// The variants of every rule that can take some token count at this architecture, layout, m and K: what
