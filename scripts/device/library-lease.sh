@@ -9,8 +9,9 @@
 #                                                  # timings with the route, and the memory check
 #   bash scripts/device/library-lease.sh all       # both in one call of under ten minutes: ggml's q6_K cases
 #                                                  # only, fewer shapes
-#   bash scripts/device/library-lease.sh rest      # after `all`: ggml's whole MUL_MAT test on and off, racecheck,
-#                                                  # the two-thread API test, ggml's decode timings
+#   bash scripts/device/library-lease.sh rest      # after `all`: the int12 rings' parity and batch invariance,
+#                                                  # ggml's whole MUL_MAT test on and off, racecheck, the
+#                                                  # two-thread API test, ggml's decode timings
 #   bash scripts/device/library-lease.sh short     # when little device time is left: API tests, parity, bench
 set -u
 OUT=${OUT:-device-out}
@@ -150,7 +151,7 @@ prepare)
     cargo build --release --locked -p mmqgen -p mmqgen-capi
     mkdir -p "$D"
     cp target/release/mmqgen target/release/libmmqgen.so "$D/"
-    for t in api api_default_rules; do
+    for t in api api_default_rules batch_invariant; do
         exe=$(cargo test --release --locked -p mmqgen --test "$t" --no-run --message-format=json 2>/dev/null \
             | python3 -c 'import json,sys; print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("executable")][-1])')
         cp "$exe" "$D/$t-test"
@@ -194,6 +195,19 @@ all)
     ;;
 rest)  # after `all`, on the same machine or a fresh one: what `all` leaves out
     gpu
+    [ -f /tmp/ggml-build.log ] || ggml_build_in_background
+    limit=$(within 100) && {
+        step "parity: the int12 decode rings (runtime/batch_invariant.toml's picks), both layouts"
+        timeout "$limit" "$D/mmqgen" parity --timeout 60 $(for v in t1 t1_fused t1_tall t1_ks4_fused t2 t4 t8; do
+            printf -- '--variant ring_i12_%s ' $v; done) --shape 1000,7,2816 --shape 4096,1,4096 \
+            --json "$OUT/parity-int12.jsonl" > "$OUT/parity-int12.txt" 2>&1
+        echo "exit $?"; grep -v " pass$" "$OUT/parity-int12.txt" | tail -5
+    }
+    limit=$(within 100) && {
+        step "API: one token's row at n = 1, 129 and 2048 under the batch-invariant selection"
+        timeout "$limit" "$D/batch_invariant-test" --test-threads 1 --nocapture > "$OUT/batch-invariant.txt" 2>&1
+        echo "exit $?"; grep -E "^test |test result|panicked" "$OUT/batch-invariant.txt" | head
+    }
     ggml_wait
     limit=$(within 300) && {
         step "ggml: test-backend-ops test -o MUL_MAT (q6_K strict; every case on and off)"
