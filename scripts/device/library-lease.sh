@@ -228,6 +228,7 @@ short)
     gpu
     api_tests 200
     parity_raw 70 wgmma_i12_128x64_producer wgmma_i12_128x96_tail_producer -- 129,300,2048 1000,77,2816 4096,512,4096
+    family_parity 60
     bench_layouts 60 --no-cublas -- 4096,512,4096 14336,512,4096 4096,2048,14336 4096,1,4096 4096,8,4096
     ;;
 *)
