@@ -224,11 +224,11 @@ rest)  # after `all`, on the same machine or a fresh one: what `all` leaves out
         14336,8,4096 4096,8,14336 4096,16,4096 4096,32,4096 14336,32,4096 4096,64,4096 4096,128,4096 \
         14336,128,4096 4096,256,4096 14336,256,4096 4096,256,14336
     ;;
-short)
+short)  # the proofs first (each a few compiles), then the API test (every default pick), then timings
     gpu
-    api_tests 200
     parity_raw 70 wgmma_i12_128x64_producer wgmma_i12_128x96_tail_producer -- 129,300,2048 1000,77,2816 4096,512,4096
     family_parity 60
+    api_tests 200
     bench_layouts 60 --no-cublas -- 4096,512,4096 14336,512,4096 4096,2048,14336 4096,1,4096 4096,8,4096
     ;;
 *)
