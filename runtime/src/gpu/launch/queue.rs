@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, SyncOnDrop};
 use mmqgen_codegen::launch::{KernelArg, QuantizerLaunch, SharedMemory, TailSplit, WeightSource};
 
 use super::driver::{kernel_arg, launch, launch_maybe_programmatic};
@@ -75,11 +75,36 @@ impl LoadedVariant {
         stream: &Arc<CudaStream>,
         ws: &mut Workspace,
     ) -> Result<(), LaunchError> {
-        self.same_context("the activations", x.context())?;
-        let (x_ptr, _x) = x.device_ptr(stream);
-        // SAFETY: a live slice of this variant's context, of x.len() values, held for the launch.
-        let x = unsafe { DeviceRef::from_raw(x_ptr, x.len()) };
+        let (x, _x) = self.lend("the activations", x, stream)?;
         self.quantize_activations_ref(x, n, k, stream, ws)
+    }
+
+    /// `slice`, checked to live in this variant's context, as the [`DeviceRef`] the `_ref` calls take, with the
+    /// guard that orders `stream`'s use of it: hold the guard until the work is queued.
+    fn lend<'a, T>(
+        &self,
+        what: &'static str,
+        slice: &'a CudaSlice<T>,
+        stream: &'a CudaStream,
+    ) -> Result<(DeviceRef<T>, SyncOnDrop<'a>), LaunchError> {
+        self.same_context(what, slice.context())?;
+        let (ptr, guard) = slice.device_ptr(stream);
+        // SAFETY: a live slice of this variant's context, of its length, held while the guard is.
+        Ok((unsafe { DeviceRef::from_raw(ptr, slice.len()) }, guard))
+    }
+
+    /// [`Self::lend`] for a slice the work writes.
+    fn lend_mut<'a, T>(
+        &self,
+        what: &'static str,
+        slice: &'a mut CudaSlice<T>,
+        stream: &'a CudaStream,
+    ) -> Result<(DeviceRef<T>, SyncOnDrop<'a>), LaunchError> {
+        self.same_context(what, slice.context())?;
+        let len = slice.len();
+        let (ptr, guard) = slice.device_ptr_mut(stream);
+        // SAFETY: a live slice of this variant's context, of its length, held while the guard is.
+        Ok((unsafe { DeviceRef::from_raw(ptr, len) }, guard))
     }
 
     /// [`Self::quantize_activations`] on activations a caller lends by address.
@@ -143,18 +168,8 @@ impl LoadedVariant {
         stream: &Arc<CudaStream>,
         ws: &mut Workspace,
     ) -> Result<(), LaunchError> {
-        self.same_context("the activations", x.context())?;
-        self.same_context("the output", out.context())?;
-        let (x_ptr, _x) = x.device_ptr(stream);
-        let out_len = out.len();
-        let (out_ptr, _o) = out.device_ptr_mut(stream);
-        // SAFETY: live slices of this variant's context, of their lengths, held until the work is queued.
-        let (x, out) = unsafe {
-            (
-                DeviceRef::from_raw(x_ptr, x.len()),
-                DeviceRef::from_raw(out_ptr, out_len),
-            )
-        };
+        let (x, _x) = self.lend("the activations", x, stream)?;
+        let (out, _o) = self.lend_mut("the output", out, stream)?;
         self.matmul_ref(weights, x, out, n, stream, ws)
     }
 
@@ -256,11 +271,7 @@ impl LoadedVariant {
                 variant: self.desc.name.to_string(),
             });
         }
-        self.same_context("the output", out.context())?;
-        let out_len = out.len();
-        let (out_ptr, _o) = out.device_ptr_mut(stream);
-        // SAFETY: a live slice of this variant's context, of its length, held until the launch is queued.
-        let out = unsafe { DeviceRef::from_raw(out_ptr, out_len) };
+        let (out, _o) = self.lend_mut("the output", out, stream)?;
         self.queue_matmul(weights, None, out, n, stream, ws)
     }
 
@@ -412,11 +423,7 @@ impl LoadedVariant {
         stream: &Arc<CudaStream>,
         ws: &Workspace,
     ) -> Result<(), LaunchError> {
-        self.same_context("the output", out.context())?;
-        let out_len = out.len();
-        let (out_ptr, _o) = out.device_ptr_mut(stream);
-        // SAFETY: a live slice of this variant's context, of its length, held until the launch is queued.
-        let out = unsafe { DeviceRef::from_raw(out_ptr, out_len) };
+        let (out, _o) = self.lend_mut("the output", out, stream)?;
         self.combine_ref(m, n, k, out, stream, ws)
     }
 
