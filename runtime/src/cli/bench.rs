@@ -379,6 +379,39 @@ fn verdict_json_lines(
     lines
 }
 
+/// `--json FILE` of a bench run: created before the run, written once after it.
+pub(super) struct JsonFile<'a> {
+    path: &'a std::path::Path,
+    file: std::fs::File,
+}
+
+impl<'a> JsonFile<'a> {
+    pub(super) fn create(
+        path: Option<&'a std::path::Path>,
+    ) -> Result<Option<JsonFile<'a>>, CliError> {
+        let Some(path) = path else { return Ok(None) };
+        let file = std::fs::File::create(path)
+            .map_err(|e| format!("cannot write the JSON file {}: {e}", path.display()))?;
+        Ok(Some(JsonFile { path, file }))
+    }
+
+    /// Writes `lines` a JSON object each; says why on stderr and returns false when it cannot.
+    pub(super) fn write_lines(&mut self, lines: &[String]) -> bool {
+        let mut text = lines.join("\n");
+        text.push('\n');
+        match self.file.write_all(text.as_bytes()) {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!(
+                    "mmqgen bench: cannot write the JSON file {}: {e}",
+                    self.path.display()
+                );
+                false
+            }
+        }
+    }
+}
+
 pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, CliError> {
     if args.decode_step {
         return super::decode_step::run(args, all);
@@ -396,14 +429,7 @@ pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
         None
     };
     // Open the JSON file before the run: a path that cannot be written should not cost a whole run.
-    let mut json = match &args.json {
-        Some(path) => Some((
-            path,
-            std::fs::File::create(path)
-                .map_err(|e| format!("cannot write the JSON file {}: {e}", path.display()))?,
-        )),
-        None => None,
-    };
+    let mut json = JsonFile::create(args.json.as_deref())?;
     if cfg!(debug_assertions) {
         eprintln!(
             "bench: WARNING: this mmqgen is an unoptimized build; the CPU side (inputs, reference samples, \
@@ -424,7 +450,7 @@ pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
     })?;
 
     let mut failed = false;
-    if let Some((path, file)) = json.as_mut() {
+    if let Some(json) = json.as_mut() {
         let mut lines = report.json_lines();
         lines.extend(verdict_json_lines(
             &report,
@@ -432,15 +458,7 @@ pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
             ab.as_ref().map(|(a, b)| (a.as_str(), b.as_str())),
             picks.as_ref().map(|(_, p)| p.as_slice()),
         ));
-        let mut text = lines.join("\n");
-        text.push('\n');
-        if let Err(e) = file.write_all(text.as_bytes()) {
-            eprintln!(
-                "mmqgen bench: cannot write the JSON file {}: {e}",
-                path.display()
-            );
-            failed = true;
-        }
+        failed |= !json.write_lines(&lines);
     }
 
     let notes = report.notes();

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use super::bench::BenchArgs;
+use super::bench::{BenchArgs, JsonFile};
 use super::CliError;
 use crate::codegen::VariantDescription;
 use crate::measure::bench::decode_step::{
@@ -40,14 +40,7 @@ pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
     cfg.check()?;
     let (selection, source) = super::config::load(args.config.as_deref(), all)?;
     // Open the JSON file before the run: a path that cannot be written should not cost a whole run.
-    let mut json = match &args.json {
-        Some(path) => Some((
-            path,
-            std::fs::File::create(path)
-                .map_err(|e| format!("cannot write the JSON file {}: {e}", path.display()))?,
-        )),
-        None => None,
-    };
+    let mut json = JsonFile::create(args.json.as_deref())?;
     if cfg!(debug_assertions) {
         eprintln!(
             "decode step: WARNING: this mmqgen is an unoptimized build; generating 6 GB of weights on the CPU takes \
@@ -61,16 +54,8 @@ pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
         let _ = writeln!(stderr, "{line}");
     })?;
     let mut failed = false;
-    if let Some((path, file)) = json.as_mut() {
-        let mut text = report.json_lines().join("\n");
-        text.push('\n');
-        if let Err(e) = file.write_all(text.as_bytes()) {
-            eprintln!(
-                "mmqgen bench: cannot write the JSON file {}: {e}",
-                path.display()
-            );
-            failed = true;
-        }
+    if let Some(json) = json.as_mut() {
+        failed |= !json.write_lines(&report.json_lines());
     }
     for n in report.notes() {
         eprintln!("mmqgen bench: {n}");
