@@ -295,7 +295,8 @@ impl LaunchContract {
 mod tests {
     use super::*;
 
-    fn desc() -> VariantDescription {
+    /// A small mma tile: 64 rows, 32 tokens, 2 x 2 warps (also the schedule's tests').
+    pub(super) fn desc() -> VariantDescription {
         VariantDescription {
             name: "t".into(),
             nbj: 64,

@@ -370,17 +370,7 @@ impl TailSplit {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn desc() -> VariantDescription {
-        VariantDescription {
-            name: "t".into(),
-            nbj: 64,
-            tile_n: 32,
-            warps_m: 2,
-            warps_n: 2,
-            ..VariantDescription::DEFAULTS
-        }
-    }
+    use crate::launch::tests::desc;
 
     #[test]
     fn the_last_wave_splits_only_where_its_parts_fit_one_wave() {
