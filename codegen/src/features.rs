@@ -73,6 +73,15 @@ pub fn feature_needs(desc: &VariantDescription) -> Vec<FeatureNeed> {
     if desc.refill == Refill::Tma {
         need("refill = tma".to_string(), set(&[TensorCopy, MbarrierTx]));
     }
+    // A ring of super-blocks over all of K reads raw blocks by tensor copies (its raw_rows entry point).
+    if crate::launch::raw_rows_weights(desc) == Some(crate::launch::RawRowsWeights::EightBlockRows)
+    {
+        need(
+            "engine stream_ring with ring_lanes = superblocks and ksplit = 1 (raw blocks by tensor copies)"
+                .to_string(),
+            set(&[TensorCopy]),
+        );
+    }
     if desc.cluster_blocks() > 1 {
         need(
             format!(
@@ -120,14 +129,25 @@ mod tests {
             engine: Engine::StreamRing,
             ..VariantDescription::DEFAULTS
         };
+        // Its raw_rows entry point brings raw blocks by tensor copies.
         assert_eq!(
             features_used(&ring),
-            set(&[Feature::Dp4a, Feature::BulkCopy, Feature::MbarrierTx])
+            set(&[
+                Feature::Dp4a,
+                Feature::BulkCopy,
+                Feature::MbarrierTx,
+                Feature::TensorCopy
+            ])
         );
         let needs = feature_needs(&ring);
-        assert_eq!(needs.len(), 1);
+        assert_eq!(needs.len(), 2);
         assert_eq!(needs[0].what, "engine stream_ring");
         assert_eq!(needs[0].field, "archs");
+        let split = VariantDescription { ksplit: 4, ..ring };
+        assert_eq!(
+            features_used(&split),
+            set(&[Feature::Dp4a, Feature::BulkCopy, Feature::MbarrierTx])
+        );
     }
 
     fn ring_on(archs: &str) -> Result<VariantDescription, String> {

@@ -68,10 +68,12 @@ parity_raw() {  # SECONDS_LIMIT VARIANT... -- SHAPE...
     while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do variants+=(--variant "$1"); shift; done
     shift
     shape_list=("$@")
-    step "parity: the raw_rows entry (K a multiple of 2048) and the raw entry (ragged K) of ${variants[*]}"
+    PARITY_RAW_RUN=$((${PARITY_RAW_RUN:-0} + 1))
+    local out="$OUT/parity-raw-$PARITY_RAW_RUN"
+    step "parity: the raw_rows entry (tensor copies where the copy engine reaches the blocks) and the raw entry of ${variants[*]}"
     timeout "$limit" "$D/mmqgen" parity --timeout 60 --layout raw "${variants[@]}" $(shapes "${shape_list[@]}") \
-        --json "$OUT/parity-raw.jsonl" > "$OUT/parity-raw.txt" 2>&1
-    echo "exit $?"; grep -v " pass$" "$OUT/parity-raw.txt" | tail -5
+        --json "$out.jsonl" > "$out.txt" 2>&1
+    echo "exit $?"; grep -v " pass$" "$out.txt" | tail -5
 }
 
 # The variants the default names only for other architectures (sm_75's dp4a, sm_80's split, sm_100's TMA tiles),
@@ -145,6 +147,10 @@ ggml_perf_and_memory() {  # SECONDS_LIMIT SHAPE...
 }
 
 DECODE="4096,1,4096 14336,1,4096 4096,8,4096 14336,8,4096 4096,32,4096 4096,128,4096 14336,256,4096"
+# The rings the default gives raw blocks (1-3 tokens), through their raw_rows entry point: m and K that end a box's
+# rows mid-block (1000 x 2816: 11000 blocks), ragged K (11008), the model sizes, tails in n.
+RAW_RINGS="ring_t1_fused ring_t1_tall_fused ring_t1 ring_t1_tall ring_t2_fused ring_t2 ring_t3_fused ring_t4_tall"
+RAW_RING_SHAPES="1000,1,2816 4096,1,4096 14336,2,4096 333,3,11008 1000,77,2816"
 case "${1:-}" in
 prepare)
     set -e
@@ -169,6 +175,7 @@ library)
     echo "exit $?"; grep -E "test result" "$OUT/api.txt"
     parity_raw 240 wgmma_i12_128x64_producer wgmma_i12_128x96 wgmma_i12_128x96_tail_producer tma_64x64_b2 -- \
         333,9,4096 129,300,2048 200,50,6144 1000,77,2816 4096,512,4096 4096,2048,14336
+    parity_raw 90 $RAW_RINGS -- $RAW_RING_SHAPES
     sanitizers memcheck racecheck
     bench_layouts 150 -- $NINE $DECODE
     step "ggml build so far"; tail -3 /tmp/ggml-build.log
@@ -186,10 +193,11 @@ all)
     ggml_build_in_background
     api_tests 210
     parity_raw 90 wgmma_i12_128x64_producer wgmma_i12_128x96_tail_producer -- 129,300,2048 1000,77,2816 4096,512,4096
+    parity_raw 60 $RAW_RINGS -- $RAW_RING_SHAPES
     family_parity 80
     ggml_wait
     ggml_q6k_tests
-    bench_layouts 70 --no-cublas -- $NINE 4096,1,4096 4096,8,4096
+    bench_layouts 80 --no-cublas -- $NINE 4096,1,4096 14336,1,4096 4096,2,4096 4096,3,4096 4096,8,4096
     ggml_perf_and_memory 120 $NINE 4096,1,4096 4096,8,4096 4096,128,4096
     sanitizers memcheck
     ;;
@@ -227,9 +235,11 @@ rest)  # after `all`, on the same machine or a fresh one: what `all` leaves out
 short)  # the proofs first (each a few compiles), then the API test (every default pick), then timings
     gpu
     parity_raw 70 wgmma_i12_128x64_producer wgmma_i12_128x96_tail_producer -- 129,300,2048 1000,77,2816 4096,512,4096
+    parity_raw 50 $RAW_RINGS -- $RAW_RING_SHAPES
     family_parity 60
     api_tests 200
-    bench_layouts 60 --no-cublas -- 4096,512,4096 14336,512,4096 4096,2048,14336 4096,1,4096 4096,8,4096
+    bench_layouts 60 --no-cublas -- 4096,512,4096 14336,512,4096 4096,2048,14336 4096,1,4096 14336,1,4096 \
+        4096,2,4096 4096,8,4096
     ;;
 *)
     echo "usage: bash scripts/device/library-lease.sh prepare|library|ggml|all|rest|short" >&2

@@ -24,14 +24,17 @@ fn check(desc: &VariantDescription) {
     assert_eq!(rendered.kernels, contract.kernels, "{}", desc.name);
     let names = &contract.kernels;
     let entries = [
-        Some(&names.raw),
-        Some(&names.padded),
-        names.raw_rows.as_ref(),
+        Some((&names.raw, contract.c_parameters())),
+        Some((&names.padded, contract.c_parameters())),
+        names
+            .raw_rows
+            .as_ref()
+            .map(|entry| (entry, contract.raw_rows_c_parameters())),
     ];
-    for entry in entries.into_iter().flatten() {
+    for (entry, parameters) in entries.into_iter().flatten() {
         let declared = declared_parameters(&rendered.source, entry)
             .unwrap_or_else(|| panic!("{}: no entry point {entry}", desc.name));
-        assert_eq!(declared, contract.c_parameters(), "{}: {entry}", desc.name);
+        assert_eq!(declared, parameters, "{}: {entry}", desc.name);
     }
     assert!(rendered.source.contains(&format!(" {}(", names.quantize)));
     if let Some(combine) = &names.combine {

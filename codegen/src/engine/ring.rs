@@ -119,6 +119,16 @@ pub(super) fn rules(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
             desc.ring_lanes, desc.ksplit
         ),
     );
+    check(
+        desc.ring_lanes != RingLanes::Superblocks || desc.nbj.is_multiple_of(8),
+        "nbj",
+        format!(
+            "engine stream_ring with ring_lanes = superblocks takes rows in eights, so that each warp's 32 blocks \
+             start at a multiple of eight, as the copy engine's boxes of raw blocks need: nbj must be a multiple \
+             of 8; got {}",
+            desc.nbj
+        ),
+    );
     if desc.ring_lanes == RingLanes::Fragments {
         let tokens_per_warp = desc.tile_n / desc.warps_n.max(1);
         check(

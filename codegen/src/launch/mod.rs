@@ -38,12 +38,44 @@ pub struct KernelNames {
     pub combine: Option<String>,
 }
 
-/// Whether `desc` has the `raw_rows` entry point: the stage engines whose blocks arrive by bulk tensor copies
-/// (`refill = tma`, not the rings), which can read raw rows the same way when each row starts 16-byte aligned: a
-/// box of a row's block starts at any 2-byte element of it and lands at the stage's row stride, as a padded block
-/// does (the bytes after the 210 are the next block's, which no lane reads).
+/// How a `raw_rows` entry point's copy engine reaches raw GGUF blocks: a box of a block starts at any 2-byte element
+/// and lands where a padded block would (the bytes after the 210 are the next block's or zeros, which no lane reads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RawRowsWeights {
+    /// The weights' map of the call's [`KernelArg::TensorMaps`], row by row: the stage engines (`refill = tma`),
+    /// whose boxes take a block of several rows. A map's row stride must be a multiple of 16 bytes, so K is a
+    /// multiple of 2048 (eight blocks), and the base 16-byte aligned.
+    RowMap,
+    /// A map of the whole tensor as rows of eight blocks (1680 bytes, a multiple of 16), the entry point's own last
+    /// parameter ([`KernelArg::WeightsMap`]): the rings of super-blocks over all of K ([`RingLanes::Superblocks`],
+    /// `ksplit = 1`), whose warp's 32 items are 32 consecutive blocks, eight boxes of [`RING_BOX_ELEMENTS`] x
+    /// [`RING_BOX_ROWS`] (blocks j, j + 8, j + 16 and j + 24 each). The base must be 16-byte aligned and the
+    /// tensor's blocks a multiple of eight; K may be any.
+    EightBlockRows,
+}
+
+/// 16-bit elements of a ring's box row: one 210-byte block and the 14 bytes after it, a slot's 224 (a box row's
+/// bytes are a multiple of 16).
+pub const RING_BOX_ELEMENTS: u32 = 112;
+/// Rows of eight blocks in a ring's box: four, so that eight boxes bring a warp's 32 blocks.
+pub const RING_BOX_ROWS: u32 = 4;
+
+/// How `desc`'s `raw_rows` entry point reads raw blocks, or `None` where it has none (the engines that copy raw
+/// blocks themselves 16 bits at a time, in every case).
+pub fn raw_rows_weights(desc: &VariantDescription) -> Option<RawRowsWeights> {
+    match (desc.engine, desc.ring_lanes) {
+        (Engine::StreamRing, RingLanes::Superblocks) if desc.ksplit == 1 => {
+            Some(RawRowsWeights::EightBlockRows)
+        }
+        (Engine::StreamRing, _) => None,
+        _ if desc.refill == Refill::Tma => Some(RawRowsWeights::RowMap),
+        _ => None,
+    }
+}
+
+/// Whether `desc` has the `raw_rows` entry point ([`raw_rows_weights`]).
 pub fn has_raw_rows_entry(desc: &VariantDescription) -> bool {
-    desc.refill == Refill::Tma && desc.engine != Engine::StreamRing
+    raw_rows_weights(desc).is_some()
 }
 
 /// One parameter of the matmul entry points, in the order the kernel declares them.
@@ -76,6 +108,9 @@ pub enum KernelArg {
     K,
     /// The call's tensor maps, by value ([`LaunchContract::tensor_maps`] gives their boxes).
     TensorMaps,
+    /// The raw weights' map of eight-block rows, by value: the last parameter of a ring's `raw_rows` entry point
+    /// only ([`RawRowsWeights::EightBlockRows`]).
+    WeightsMap,
     /// The tiles a last-wave split leaves whole ([`TailSplit::whole_tiles`]).
     WholeTiles,
     /// The blocks each split tile takes ([`TailSplit::split`]).
@@ -99,6 +134,7 @@ impl KernelArg {
             KernelArg::N => "int n",
             KernelArg::K => "int k",
             KernelArg::TensorMaps => "const __grid_constant__ TensorMaps maps",
+            KernelArg::WeightsMap => "const __grid_constant__ TensorMap weights_map",
             KernelArg::WholeTiles => "int whole_tiles",
             KernelArg::TailSplit => "int tail_split",
         }
@@ -176,6 +212,11 @@ pub struct LaunchContract {
     pub activations: ActivationLayout,
     /// The boxes of the call's tensor maps, when the argument list has [`KernelArg::TensorMaps`].
     pub tensor_maps: Option<TensorMapBoxes>,
+    /// How the `raw_rows` entry point reads raw blocks, where there is one.
+    pub raw_rows: Option<RawRowsWeights>,
+    /// The `raw_rows` entry point's parameters, in order: [`Self::args`], and the weights' map after them for
+    /// [`RawRowsWeights::EightBlockRows`] (empty without the entry point).
+    pub raw_rows_args: Vec<KernelArg>,
     /// For [`SharedMemory::GrowsWithK`]: the description the ring's records and sums are sized from.
     sized_by_k: Option<VariantDescription>,
 }
@@ -229,6 +270,16 @@ impl LaunchContract {
         if let Decomposition::LastWaveSplit { .. } = schedule.decomposition {
             args.extend([KernelArg::WholeTiles, KernelArg::TailSplit]);
         }
+        let raw_rows = raw_rows_weights(desc);
+        let raw_rows_args = match raw_rows {
+            None => Vec::new(),
+            Some(RawRowsWeights::RowMap) => args.clone(),
+            Some(RawRowsWeights::EightBlockRows) => {
+                let mut with_map = args.clone();
+                with_map.push(KernelArg::WeightsMap);
+                with_map
+            }
+        };
         LaunchContract {
             kernels,
             threads: desc.threads(),
@@ -248,6 +299,8 @@ impl LaunchContract {
             mode: desc.mode,
             activations: ActivationLayout::of(desc),
             tensor_maps,
+            raw_rows,
+            raw_rows_args,
             sized_by_k: grows.then(|| desc.clone()),
         }
     }
@@ -285,9 +338,14 @@ impl LaunchContract {
         self.args.contains(&KernelArg::Workspace { used: true })
     }
 
-    /// The entry points' parameter list as the generated source declares it.
+    /// The raw and padded entry points' parameter list as the generated source declares it.
     pub fn c_parameters(&self) -> Vec<&'static str> {
         self.args.iter().map(|a| a.c_parameter()).collect()
+    }
+
+    /// The `raw_rows` entry point's parameter list as the generated source declares it (empty without one).
+    pub fn raw_rows_c_parameters(&self) -> Vec<&'static str> {
+        self.raw_rows_args.iter().map(|a| a.c_parameter()).collect()
     }
 }
 

@@ -150,7 +150,10 @@ fn helpers(c: &RenderContext) -> Vec<&'static str> {
             "helpers/barrier_arrive_after_copies.cu.tera",
         ),
         (ring && !c.ring_lanes_fragments, "helpers/bulk_copy.cu.tera"),
-        (c.tma_refill, "helpers/tensor_maps.cu.tera"),
+        (
+            c.tma_refill || c.ring_tensor_copies,
+            "helpers/tensor_maps.cu.tera",
+        ),
         (
             c.tma_refill && c.window_token_box,
             "helpers/tensor_copy_3d.cu.tera",

@@ -4,7 +4,7 @@
 use super::{abi, header};
 use crate::description::*;
 use crate::fields::description_lines;
-use crate::launch::{has_raw_rows_entry, LaunchContract, SharedMemory};
+use crate::launch::{raw_rows_weights, LaunchContract, RawRowsWeights, SharedMemory};
 use crate::layout::{
     ring_barrier_bytes, ring_fused_records_at_once, ring_record, ring_record_pieces_at_once,
     stream_offset_in_sums, stream_rows_at_once, FoldRing, Region, SharedLayout, PADDED_BLOCK_BYTES,
@@ -75,6 +75,12 @@ pub(super) struct LayoutContext {
     block_piece: u32,
     /// What the layout is, in a sentence for the source.
     about: String,
+    /// The ring's blocks come by tensor copies ([`RawRowsWeights::EightBlockRows`]), not bulk copies.
+    tensor_copies: bool,
+    /// After the contract's parameters: the entry point's own (the weights' map of a ring's `raw_rows` entry point),
+    /// and the argument the entry point adds to its call of the body (that map, or none for the other layouts).
+    entry_parameter: &'static str,
+    main_argument: &'static str,
 }
 
 /// One cp.async width the module uses, and its cache policy (16-byte copies bypass L1).
@@ -330,6 +336,11 @@ pub(super) struct RenderContext {
     pub(super) first_slice_arguments: &'static str,
     /// The ring's matmul body's workspace parameter, on a line of its own, where its contract uses the workspace.
     pub(super) ring_segments_parameter: &'static str,
+    /// The ring's matmul body's weights' map parameter, after `k`, where it has a `raw_rows` entry point.
+    pub(super) ring_weights_map_parameter: &'static str,
+    /// The ring's blocks may come by tensor copies (it has a `raw_rows` entry point): the copy helper and the
+    /// branch that issues them.
+    pub(super) ring_tensor_copies: bool,
     /// The cp.async copies the module makes, one a width ([`CpAsyncCopy`]).
     pub(super) cp_async_copies: Vec<CpAsyncCopy>,
     /// What a scale fetch arm stages for the engine and mode, as parameters and as the arguments of its call:
@@ -355,6 +366,13 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
         ScaleFetch::Plane => "plane",
         _ => "narrow",
     };
+    let raw_rows = raw_rows_weights(desc);
+    // A ring's body takes the weights' map, which only its raw_rows entry point has.
+    let no_map = if raw_rows == Some(RawRowsWeights::EightBlockRows) {
+        ", nullptr"
+    } else {
+        ""
+    };
     let mut layouts = vec![
         LayoutContext {
             name: "raw",
@@ -369,6 +387,9 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
                 "Raw GGUF blocks: {} bytes, only 2-byte aligned, so weight bytes are read 16 bits at a time.",
                 q6k::BLOCK_BYTES
             ),
+            tensor_copies: false,
+            entry_parameter: "",
+            main_argument: no_map,
         },
         LayoutContext {
             name: "padded",
@@ -382,10 +403,13 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
             about: format!(
                 "Padded blocks: {PADDED_BLOCK_BYTES} bytes, 16-byte aligned, so the declared load widths apply."
             ),
+            tensor_copies: false,
+            entry_parameter: "",
+            main_argument: no_map,
         },
     ];
-    if has_raw_rows_entry(desc) {
-        layouts.push(LayoutContext {
+    let raw_rows_layout =
+        |about: &str, tensor_copies, entry_parameter, main_argument| LayoutContext {
             name: "raw_rows",
             struct_name: "RawRowsLayout",
             block_bytes: q6k::BLOCK_BYTES as u32,
@@ -394,11 +418,28 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
             run_width: 2,
             fetch: raw_fetch,
             block_piece: 2,
-            about: "Raw GGUF blocks in rows that start 16-byte aligned (K a multiple of 2048): a box of a row's block \
-                    starts at any 2-byte element, so a stage's blocks arrive by bulk tensor copies and land at the \
-                    stage's row stride as padded ones do."
-                .to_string(),
-        });
+            about: about.to_string(),
+            tensor_copies,
+            entry_parameter,
+            main_argument,
+        };
+    match raw_rows {
+        Some(RawRowsWeights::RowMap) => layouts.push(raw_rows_layout(
+            "Raw GGUF blocks in rows that start 16-byte aligned (K a multiple of 2048): a box of a row's block \
+             starts at any 2-byte element, so a stage's blocks arrive by bulk tensor copies and land at the \
+             stage's row stride as padded ones do.",
+            false,
+            "",
+            "",
+        )),
+        Some(RawRowsWeights::EightBlockRows) => layouts.push(raw_rows_layout(
+            "Raw GGUF blocks of a 16-byte aligned tensor, read as rows of eight (`weights_map`): a box row starts at \
+             any 2-byte element, so each block lands in a slot as a padded block does.",
+            true,
+            ",\n    const __grid_constant__ TensorMap weights_map",
+            ", &weights_map",
+        )),
+        None => {}
     }
     layouts
 }
@@ -447,6 +488,7 @@ pub(super) fn render_context(
     let folded = desc.engine.is_fold();
     let regfold = desc.engine.builds_rows_in_registers();
     let layouts = layouts(desc);
+    let ring_tensor_copies = raw_rows_weights(desc) == Some(RawRowsWeights::EightBlockRows);
 
     let cpa = desc.cp_async_activations.bytes();
     let cpp = desc.cp_async_plane.bytes();
@@ -691,6 +733,12 @@ pub(super) fn render_context(
         } else {
             ""
         },
+        ring_weights_map_parameter: if ring_tensor_copies {
+            ", const TensorMap* weights_map"
+        } else {
+            ""
+        },
+        ring_tensor_copies,
         cp_async_copies: cp_async_widths
             .iter()
             .map(|&width| CpAsyncCopy {

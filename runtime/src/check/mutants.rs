@@ -44,7 +44,7 @@ pub struct Mutant {
 pub const MUTANT_SHAPE: Shape = Shape::new(1000, 77, 2816);
 
 /// Every mutant the suite ships, in a stable order.
-pub const MUTANTS: [Mutant; 11] = [
+pub const MUTANTS: [Mutant; 12] = [
     Mutant {
         name: "swapped_fma_order",
         base_variant: "r41",
@@ -159,6 +159,17 @@ pub const MUTANTS: [Mutant; 11] = [
         replace: "sums.odd = 32 * high + low;",
         shape: MUTANT_SHAPE,
         layout: Layout::Padded,
+    },
+    Mutant {
+        name: "ring_box_slot_transposed",
+        base_variant: "ring_t1_fused",
+        what: "The ring reading raw blocks through the copy engine's boxes takes lane L's block from slot \
+               4 (L / 8) + L % 8 instead of 4 (L % 8) + L / 8, where box L % 8 put it, so most lanes read another \
+               block.",
+        find: "slot = warp_slots(s) + (4 * (lane % 8) + lane / 8) * SLOT_BYTES;",
+        replace: "slot = warp_slots(s) + (4 * (lane / 8) + lane % 8) * SLOT_BYTES;",
+        shape: MUTANT_SHAPE,
+        layout: Layout::Raw,
     },
 ];
 
@@ -423,7 +434,7 @@ mod tests {
             "no mutant named 'reversed': the mutants are swapped_fma_order, transposed_mma_fragment, \
              wrong_narrow_byte_offset, off_by_one_token_edge, prefolded_low_pass_skipped, \
              tma_weight_box_raw_stride, int12_cross_weight, int12_token_box_column, producer_window_behind, \
-             quotient_uncorrected, int12_ring_plane_weight"
+             quotient_uncorrected, int12_ring_plane_weight, ring_box_slot_transposed"
         );
     }
 

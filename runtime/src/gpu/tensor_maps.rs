@@ -8,8 +8,10 @@ use cudarc::driver::sys::{
     self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
-use mmqgen_codegen::launch::{Swizzle, TensorMapBoxes};
+use mmqgen_codegen::launch::{Swizzle, TensorMapBoxes, RING_BOX_ELEMENTS, RING_BOX_ROWS};
 use mmqgen_codegen::SUPERBLOCK_K;
+
+use crate::gpu::weights::Layout;
 
 /// The kernel's `TensorMaps` parameter: three `CUtensorMap`s of 128 bytes, 64-byte aligned.
 #[repr(C, align(64))]
@@ -17,6 +19,15 @@ pub struct TensorMaps {
     weights: sys::CUtensorMap,
     tokens: sys::CUtensorMap,
     scales: sys::CUtensorMap,
+}
+
+/// The `raw_rows` entry point's last parameter in a ring ([`RawRowsWeights::EightBlockRows`]): the raw weights as
+/// rows of eight blocks, 64-byte aligned.
+///
+/// [`RawRowsWeights::EightBlockRows`]: mmqgen_codegen::launch::RawRowsWeights::EightBlockRows
+#[repr(C, align(64))]
+pub struct EightBlockRowsMap {
+    map: sys::CUtensorMap,
 }
 
 /// A map the driver would not encode: which one, and the driver's code.
@@ -231,6 +242,45 @@ fn call_maps(
     }
 }
 
+/// Blocks in a row of [`eight_block_rows_spec`]: 1680 bytes, a multiple of 16 as a map's row stride must be.
+const BLOCKS_PER_MAP_ROW: u64 = 8;
+
+/// The map of `blocks` raw blocks at `address` as rows of eight blocks (840 16-bit elements), read as boxes of
+/// [`RING_BOX_ELEMENTS`] x [`RING_BOX_ROWS`]: a block and the 14 bytes after it, from four rows (past the tensor's
+/// last row the copy engine writes zeros).
+fn eight_block_rows_spec(address: u64, blocks: u64) -> MapSpec {
+    let row_bytes = BLOCKS_PER_MAP_ROW * Layout::Raw.block_bytes() as u64;
+    MapSpec {
+        name: "raw weights",
+        data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+        address,
+        row_elements: row_bytes / 2,
+        rows: blocks / BLOCKS_PER_MAP_ROW,
+        row_bytes,
+        box_elements: RING_BOX_ELEMENTS,
+        box_rows: RING_BOX_ROWS,
+        swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+        outer: None,
+    }
+}
+
+/// Whether a ring's `raw_rows` entry point reaches `blocks` raw blocks at `address` as rows of eight: the address
+/// 16-byte aligned (a map's base must be) and the blocks a multiple of eight (whole rows; a block past them would
+/// be out of the map's reach); K may be any.
+pub fn eight_block_rows_reachable(address: u64, blocks: usize) -> bool {
+    address.is_multiple_of(16) && (blocks as u64).is_multiple_of(BLOCKS_PER_MAP_ROW) && blocks > 0
+}
+
+/// Encodes the map of `blocks` raw blocks at `address` as rows of eight ([`eight_block_rows_reachable`] holds).
+pub fn encode_eight_block_rows(
+    address: u64,
+    blocks: usize,
+) -> Result<EightBlockRowsMap, EncodeError> {
+    Ok(EightBlockRowsMap {
+        map: eight_block_rows_spec(address, blocks as u64).encode()?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,5 +456,50 @@ mod tests {
         // One scale a token and super-block: K / 256 rows, one a window.
         assert_eq!(maps.scales.rows, 16);
         assert_eq!((maps.scales.box_elements, maps.scales.box_rows), (64, 1));
+    }
+
+    #[test]
+    fn a_rings_boxes_bring_each_lanes_block_into_the_slot_it_reads() {
+        // The map as the host encodes it: rows of eight blocks, a multiple of 16 bytes apart, boxes of a block and
+        // 14 bytes more from four rows.
+        let blocks = 4096 * 16;
+        let spec = eight_block_rows_spec(0, blocks);
+        assert_eq!(
+            (spec.row_elements, spec.row_bytes, spec.rows),
+            (840, 1680, blocks / 8)
+        );
+        assert!(spec.row_bytes.is_multiple_of(16));
+        assert_eq!((spec.box_elements, spec.box_rows), (112, 4));
+        assert!((spec.box_elements * 2).is_multiple_of(16));
+        // The kernel's side (templates/ring/whole.cu.tera), replayed on block numbers: the warp whose items start at
+        // block `first` (a multiple of eight) issues box j at element 105 j of map row first / 8, which lands as
+        // four 112-element rows side by side from slot 4 j; lane L reads slot 4 (L % 8) + L / 8.
+        let elements = |block: u64| 105 * block..105 * block + 105;
+        for first in [0u64, 8, 4096, blocks - 32] {
+            let mut slots = vec![0..0; 32];
+            for j in 0..8u64 {
+                for r in 0..4u64 {
+                    let start = (first / 8 + r) * spec.row_elements + 105 * j;
+                    slots[(4 * j + r) as usize] = start..start + u64::from(spec.box_elements);
+                }
+            }
+            for lane in 0..32u64 {
+                let slot = &slots[(4 * (lane % 8) + lane / 8) as usize];
+                let block = elements(first + lane);
+                assert_eq!(slot.start, block.start, "first {first}, lane {lane}");
+                assert!(slot.end >= block.end, "first {first}, lane {lane}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_ring_reaches_raw_blocks_from_a_16_byte_aligned_base_in_whole_rows_of_eight() {
+        assert!(eight_block_rows_reachable(0x7f00_0000_0080, 4096 * 16));
+        // ggml's views and odd tensors: the kernel copies those blocks itself.
+        assert!(!eight_block_rows_reachable(0x7f00_0000_0082, 4096 * 16));
+        assert!(!eight_block_rows_reachable(0x7f00_0000_0080, 4095 * 43));
+        assert!(!eight_block_rows_reachable(0x7f00_0000_0080, 0));
+        // K need not be a multiple of 2048 (43 blocks a row, K = 11008), where the rows of eight do.
+        assert!(eight_block_rows_reachable(0x7f00_0000_0080, 4096 * 43));
     }
 }

@@ -22,8 +22,9 @@ impl RuleShape {
 
 /// Weight rows a probe tries: the small and the model-sized ones, plus each rule's own bounds.
 const PROBE_M: [u64; 6] = [96, 333, 1000, 4096, 8192, 14336];
-/// K a probe tries (multiples of 256): one super-block, ragged ones (rows not 16-byte aligned raw), model sizes.
-const PROBE_K: [u64; 7] = [256, 2816, 4096, 4352, 11008, 14336, 16384];
+/// K a probe tries (multiples of 256): one super-block, ragged ones (rows not 16-byte aligned raw), model sizes, and
+/// one past every ring's reach (48128 at one token).
+const PROBE_K: [u64; 8] = [256, 2816, 4096, 4352, 11008, 14336, 16384, 49152];
 
 impl Config {
     /// For each rule of `arch` that serves `layout`, the cheapest shape (fewest multiply-adds) among a probe grid

@@ -438,7 +438,7 @@ fn mutant_runs_report_caught_missed_and_failed() {
     );
     assert_eq!(
         mutant_summary(&outcomes),
-        "11 mutant(s): 11 caught, 0 missed, 0 failed, 0 skipped"
+        "12 mutant(s): 12 caught, 0 missed, 0 failed, 0 skipped"
     );
 
     // The mutated kernel passes: missed.
@@ -449,7 +449,7 @@ fn mutant_runs_report_caught_missed_and_failed() {
     assert!(outcomes.iter().all(|o| o.verdict.is_bad()));
     assert_eq!(
         mutant_summary(&outcomes),
-        "11 mutant(s): 0 caught, 11 missed, 0 failed, 0 skipped"
+        "12 mutant(s): 0 caught, 12 missed, 0 failed, 0 skipped"
     );
 
     // A kernel fault is a catch; its sentence is shown under the table.

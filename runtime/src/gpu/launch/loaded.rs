@@ -9,14 +9,25 @@ use cudarc::driver::result::DriverError;
 use cudarc::driver::sys::CUfunction_attribute_enum;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
-use mmqgen_codegen::launch::{KernelNames, LaunchContract, SharedMemory};
-use mmqgen_codegen::{canonical_name, VariantDescription, PADDED_BLOCK_BYTES};
+use mmqgen_codegen::launch::{KernelNames, LaunchContract, RawRowsWeights, SharedMemory};
+use mmqgen_codegen::{canonical_name, VariantDescription, SUPERBLOCK_K};
 
 use super::error::LaunchError;
 use super::geometry::COMBINE_THREADS;
 use super::shape::raw_rows_reachable;
 use crate::gpu::device::{guard, DeviceError, Gpu};
+use crate::gpu::tensor_maps::eight_block_rows_reachable;
 use crate::gpu::weights::Layout;
+
+/// Which matmul entry point a call takes ([`LoadedVariant::matmul_kernel`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum MatmulEntry {
+    /// Raw blocks the kernel copies itself, 16 bits at a time.
+    Raw,
+    Padded,
+    /// Raw blocks the copy engine brings, through the map the entry point reads them by.
+    RawRows(RawRowsWeights),
+}
 
 /// The entry-point names docs/KERNELS.md gives a variant's module.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,7 +38,8 @@ pub struct EntryPoints {
     pub raw: String,
     /// `{canonical}_padded`.
     pub padded: String,
-    /// `{canonical}_raw_rows`, only for the `refill = tma` stage engines (raw rows that start 16-byte aligned).
+    /// `{canonical}_raw_rows`, for the `refill = tma` stage engines (raw rows that start 16-byte aligned) and the
+    /// rings of super-blocks (a raw tensor that starts 16-byte aligned).
     pub raw_rows: Option<String>,
     /// `{canonical}_combine`, only when `ksplit > 1`.
     pub combine: Option<String>,
@@ -111,7 +123,7 @@ pub struct LoadedVariant {
     pub(super) quantize: Kernel,
     raw: Kernel,
     padded: Kernel,
-    /// The entry for raw rows that start 16-byte aligned, where the module has one.
+    /// The entry for raw blocks the copy engine can reach, where the module has one.
     raw_rows: Option<Kernel>,
     pub(super) combine: Option<Kernel>,
     pub(super) dynamic_shared: u32,
@@ -400,23 +412,32 @@ impl LoadedVariant {
         }
     }
 
-    /// The matmul entry point for weights of `layout` at `weights` (K = `k`): raw rows that the copy engine can
-    /// reach take the `raw_rows` entry where the module has one. With the bytes of a block the tensor maps then
-    /// read (`None`: the kernel copies its blocks itself).
+    /// The matmul entry point for `m x k` weights of `layout` at `weights`: raw blocks that the copy engine can
+    /// reach take the `raw_rows` entry where the module has one ([`RawRowsWeights`]: rows of a multiple of 2048 for
+    /// the stage engines' row map; a 16-byte aligned base and blocks a multiple of eight for a ring's).
     pub(super) fn matmul_kernel(
         &self,
         layout: Layout,
         weights: u64,
+        m: usize,
         k: usize,
-    ) -> (&Kernel, Option<u32>) {
-        match layout {
-            Layout::Padded => (&self.padded, Some(PADDED_BLOCK_BYTES)),
-            Layout::Raw => match &self.raw_rows {
-                Some(raw_rows) if raw_rows_reachable(weights, k) => {
-                    (raw_rows, Some(Layout::Raw.block_bytes() as u32))
-                }
-                _ => (&self.raw, None),
-            },
+    ) -> (&Kernel, MatmulEntry) {
+        match (layout, &self.raw_rows, self.contract.raw_rows) {
+            (Layout::Padded, _, _) => (&self.padded, MatmulEntry::Padded),
+            (Layout::Raw, Some(raw_rows), Some(RawRowsWeights::RowMap))
+                if raw_rows_reachable(weights, k) =>
+            {
+                (raw_rows, MatmulEntry::RawRows(RawRowsWeights::RowMap))
+            }
+            (Layout::Raw, Some(raw_rows), Some(RawRowsWeights::EightBlockRows))
+                if eight_block_rows_reachable(weights, m * (k / SUPERBLOCK_K as usize)) =>
+            {
+                (
+                    raw_rows,
+                    MatmulEntry::RawRows(RawRowsWeights::EightBlockRows),
+                )
+            }
+            (Layout::Raw, _, _) => (&self.raw, MatmulEntry::Raw),
         }
     }
 

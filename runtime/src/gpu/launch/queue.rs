@@ -5,16 +5,19 @@
 use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, SyncOnDrop};
-use mmqgen_codegen::launch::{KernelArg, QuantizerLaunch, SharedMemory, TailSplit, WeightSource};
+use mmqgen_codegen::launch::{
+    KernelArg, QuantizerLaunch, RawRowsWeights, SharedMemory, TailSplit, WeightSource,
+};
+use mmqgen_codegen::{PADDED_BLOCK_BYTES, SUPERBLOCK_K};
 
 use super::driver::{kernel_arg, launch, launch_maybe_programmatic};
 use super::error::LaunchError;
 use super::geometry::{combine_config, matmul_config, quantizer_config};
-use super::loaded::LoadedVariant;
+use super::loaded::{LoadedVariant, MatmulEntry};
 use super::shape::{check_out, check_shape, check_x};
 use crate::gpu::buffer::DeviceRef;
-use crate::gpu::tensor_maps::{self, TensorMaps};
-use crate::gpu::weights::{PlaneKind, RegisteredWeights};
+use crate::gpu::tensor_maps::{self, EightBlockRowsMap, TensorMaps};
+use crate::gpu::weights::{Layout, PlaneKind, RegisteredWeights};
 use crate::gpu::workspace::{Quantized, Workspace};
 
 /// The values a call gives the matmul's parameters, each a local that outlives the launch (the driver copies
@@ -32,6 +35,7 @@ struct ArgValues {
     n: i32,
     k: i32,
     maps: Option<TensorMaps>,
+    weights_map: Option<EightBlockRowsMap>,
     split: Option<(i32, i32)>,
 }
 
@@ -55,6 +59,9 @@ impl ArgValues {
                     KernelArg::N => kernel_arg(&self.n),
                     KernelArg::K => kernel_arg(&self.k),
                     KernelArg::TensorMaps => kernel_arg(self.maps.as_ref().ok_or("maps")?),
+                    KernelArg::WeightsMap => {
+                        kernel_arg(self.weights_map.as_ref().ok_or("weights_map")?)
+                    }
                     KernelArg::WholeTiles => {
                         kernel_arg(&self.split.as_ref().ok_or("whole_tiles")?.0)
                     }
@@ -330,26 +337,39 @@ impl LoadedVariant {
             (true, Some(s)) => Some(s.device_ptr_mut(stream)),
             _ => None,
         };
-        let (kernel, block_bytes) = self.matmul_kernel(weights.layout(), weights_ptr, k);
-        // The tensor maps, where the contract has boxes; weights the kernel copies itself leave their map zero.
-        let mapped_weights = block_bytes.map(|bytes| tensor_maps::MappedWeights {
+        let (kernel, entry) = self.matmul_kernel(weights.layout(), weights_ptr, m, k);
+        // The tensor maps, where the contract has boxes; weights the kernel copies itself, or reads through a map
+        // of their own, leave the weights' map zero.
+        let mapped_weights = match entry {
+            MatmulEntry::Padded => Some(PADDED_BLOCK_BYTES),
+            MatmulEntry::RawRows(RawRowsWeights::RowMap) => Some(Layout::Raw.block_bytes() as u32),
+            MatmulEntry::RawRows(RawRowsWeights::EightBlockRows) | MatmulEntry::Raw => None,
+        }
+        .map(|block_bytes| tensor_maps::MappedWeights {
             address: weights_ptr,
-            block_bytes: bytes,
+            block_bytes,
         });
+        let map_error = |e: tensor_maps::EncodeError| LaunchError::TensorMap {
+            variant: self.desc.name.to_string(),
+            map: e.map,
+            code: e.code,
+            m,
+            n,
+            k,
+        };
         let maps = match &self.contract.tensor_maps {
             Some(boxes) => Some(
-                tensor_maps::encode(boxes, mapped_weights, act_q, act_d, m, n, k).map_err(|e| {
-                    LaunchError::TensorMap {
-                        variant: self.desc.name.to_string(),
-                        map: e.map,
-                        code: e.code,
-                        m,
-                        n,
-                        k,
-                    }
-                })?,
+                tensor_maps::encode(boxes, mapped_weights, act_q, act_d, m, n, k)
+                    .map_err(map_error)?,
             ),
             None => None,
+        };
+        let weights_map = match entry {
+            MatmulEntry::RawRows(RawRowsWeights::EightBlockRows) => Some(
+                tensor_maps::encode_eight_block_rows(weights_ptr, m * (k / SUPERBLOCK_K as usize))
+                    .map_err(map_error)?,
+            ),
+            _ => None,
         };
         let values = ArgValues {
             weights: weights_ptr,
@@ -364,16 +384,19 @@ impl LoadedVariant {
             n: ni,
             k: ki,
             maps,
+            weights_map,
             // Both fit an int: the blocks do (the scheduler checked), and the split is at most tail_parts.
             split: split.map(|t: TailSplit| (t.whole_tiles as i32, t.split as i32)),
         };
-        let mut args =
-            values
-                .pack(&self.contract.args)
-                .map_err(|argument| LaunchError::Argument {
-                    variant: self.desc.name.to_string(),
-                    argument,
-                })?;
+        let mut args = values
+            .pack(match entry {
+                MatmulEntry::RawRows(_) => &self.contract.raw_rows_args,
+                MatmulEntry::Raw | MatmulEntry::Padded => &self.contract.args,
+            })
+            .map_err(|argument| LaunchError::Argument {
+                variant: self.desc.name.to_string(),
+                argument,
+            })?;
         // A matmul that quantizes follows whatever the stream ran before, which may still be writing x: queued
         // the ordinary way. Every other one is the quantizer's programmatic dependent (decode log 29).
         let programmatic =
