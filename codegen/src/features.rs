@@ -73,12 +73,18 @@ pub fn feature_needs(desc: &VariantDescription) -> Vec<FeatureNeed> {
     if desc.refill == Refill::Tma {
         need("refill = tma".to_string(), set(&[TensorCopy, MbarrierTx]));
     }
-    // A ring of super-blocks over all of K reads raw blocks by tensor copies (its raw_rows entry point).
-    if crate::launch::raw_rows_weights(desc) == Some(crate::launch::RawRowsWeights::EightBlockRows)
-    {
+    // A ring of super-blocks over all of K, or of rows, reads raw blocks by tensor copies (its raw_rows entry point).
+    if crate::launch::raw_rows_weights(desc).is_some_and(crate::launch::RawRowsWeights::is_rings) {
+        let split = if desc.ring_lanes == RingLanes::Superblocks {
+            " and ksplit = 1"
+        } else {
+            ""
+        };
         need(
-            "engine stream_ring with ring_lanes = superblocks and ksplit = 1 (raw blocks by tensor copies)"
-                .to_string(),
+            format!(
+                "engine stream_ring with ring_lanes = {}{split} (raw blocks by tensor copies)",
+                desc.ring_lanes
+            ),
             set(&[TensorCopy]),
         );
     }

@@ -147,10 +147,12 @@ ggml_perf_and_memory() {  # SECONDS_LIMIT SHAPE...
 }
 
 DECODE="4096,1,4096 14336,1,4096 4096,8,4096 14336,8,4096 4096,32,4096 4096,128,4096 14336,256,4096"
-# The rings the default gives raw blocks (1-3 tokens), through their raw_rows entry point: m and K that end a box's
-# rows mid-block (1000 x 2816: 11000 blocks), ragged K (11008), the model sizes, tails in n.
-RAW_RINGS="ring_t1_fused ring_t1_tall_fused ring_t1 ring_t1_tall ring_t2_fused ring_t2 ring_t3_fused ring_t4_tall"
-RAW_RING_SHAPES="1000,1,2816 4096,1,4096 14336,2,4096 333,3,11008 1000,77,2816"
+# The rings the default gives raw blocks (1-4 tokens), through their raw_rows entry point: m and K that end a box's
+# rows mid-block (1000 x 2816: 11000 blocks), ragged K (11008: the raw entry), rows past m in a box (333 x 6144),
+# the model sizes, tails in n.
+RAW_RINGS="ring_t1_fused ring_t1_tall_fused ring_t1 ring_t1_tall ring_t2_fused ring_t2 ring_t3_fused ring_t4_tall \
+ring_t4 ring_t4_fused"
+RAW_RING_SHAPES="1000,1,2816 4096,1,4096 14336,2,4096 333,3,11008 333,4,6144 1000,77,2816"
 case "${1:-}" in
 prepare)
     set -e
@@ -197,7 +199,7 @@ all)
     family_parity 80
     ggml_wait
     ggml_q6k_tests
-    bench_layouts 80 --no-cublas -- $NINE 4096,1,4096 14336,1,4096 4096,2,4096 4096,3,4096 4096,8,4096
+    bench_layouts 80 --no-cublas -- $NINE 4096,1,4096 14336,1,4096 4096,2,4096 4096,4,4096 4096,8,4096
     ggml_perf_and_memory 120 $NINE 4096,1,4096 4096,8,4096 4096,128,4096
     sanitizers memcheck
     ;;

@@ -129,6 +129,16 @@ pub(super) fn rules(desc: &VariantDescription, errors: &mut Vec<FieldError>) {
             desc.nbj
         ),
     );
+    check(
+        desc.ring_lanes != RingLanes::Rows || desc.warps_m.is_multiple_of(8),
+        "warps_m",
+        format!(
+            "engine stream_ring with ring_lanes = rows takes a super-block a warp, eight or more a stage, so that a \
+             stage is whole runs of eight blocks, as the copy engine's boxes of raw blocks need: warps_m must be a \
+             multiple of 8; got {}",
+            desc.warps_m
+        ),
+    );
     if desc.ring_lanes == RingLanes::Fragments {
         let tokens_per_warp = desc.tile_n / desc.warps_n.max(1);
         check(

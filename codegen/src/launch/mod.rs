@@ -52,13 +52,31 @@ pub enum RawRowsWeights {
     /// [`RING_BOX_ROWS`] (blocks j, j + 8, j + 16 and j + 24 each). The base must be 16-byte aligned and the
     /// tensor's blocks a multiple of eight; K may be any.
     EightBlockRows,
+    /// Each weight row as runs of eight blocks (a map of [rows][K / 2048][eight blocks], the row stride a multiple
+    /// of 16 bytes: K a multiple of 2048), the entry point's own last parameter: the rings whose lanes take rows
+    /// ([`RingLanes::Rows`]), whose stage is super-blocks `8 i .. 8 i + 7` (or more eights) of their 32 rows, one box
+    /// of [`RING_BOX_ELEMENTS`] x 1 x 32 a super-block. The base must be 16-byte aligned.
+    EightBlockRuns,
+}
+
+impl RawRowsWeights {
+    /// A ring's map: the entry point's own parameter, read by tensor copies in place of the ring's bulk copies.
+    pub fn is_rings(self) -> bool {
+        matches!(
+            self,
+            RawRowsWeights::EightBlockRows | RawRowsWeights::EightBlockRuns
+        )
+    }
 }
 
 /// 16-bit elements of a ring's box row: one 210-byte block and the 14 bytes after it, a slot's 224 (a box row's
 /// bytes are a multiple of 16).
 pub const RING_BOX_ELEMENTS: u32 = 112;
-/// Rows of eight blocks in a ring's box: four, so that eight boxes bring a warp's 32 blocks.
+/// Rows of eight blocks in a ring's box: four, so that eight boxes bring a warp's 32 blocks
+/// ([`RawRowsWeights::EightBlockRows`]).
 pub const RING_BOX_ROWS: u32 = 4;
+/// Weight rows in a box of a ring whose lanes take rows ([`RawRowsWeights::EightBlockRuns`]): its 32.
+pub const RING_ROWS_BOX_DEPTH: u32 = 32;
 
 /// How `desc`'s `raw_rows` entry point reads raw blocks, or `None` where it has none (the engines that copy raw
 /// blocks themselves 16 bits at a time, in every case).
@@ -67,6 +85,7 @@ pub fn raw_rows_weights(desc: &VariantDescription) -> Option<RawRowsWeights> {
         (Engine::StreamRing, RingLanes::Superblocks) if desc.ksplit == 1 => {
             Some(RawRowsWeights::EightBlockRows)
         }
+        (Engine::StreamRing, RingLanes::Rows) => Some(RawRowsWeights::EightBlockRuns),
         (Engine::StreamRing, _) => None,
         _ if desc.refill == Refill::Tma => Some(RawRowsWeights::RowMap),
         _ => None,
@@ -108,8 +127,8 @@ pub enum KernelArg {
     K,
     /// The call's tensor maps, by value ([`LaunchContract::tensor_maps`] gives their boxes).
     TensorMaps,
-    /// The raw weights' map of eight-block rows, by value: the last parameter of a ring's `raw_rows` entry point
-    /// only ([`RawRowsWeights::EightBlockRows`]).
+    /// The raw weights' map of eight blocks a row, by value: the last parameter of a ring's `raw_rows` entry point
+    /// only ([`RawRowsWeights::EightBlockRows`], [`RawRowsWeights::EightBlockRuns`]).
     WeightsMap,
     /// The tiles a last-wave split leaves whole ([`TailSplit::whole_tiles`]).
     WholeTiles,
@@ -214,8 +233,8 @@ pub struct LaunchContract {
     pub tensor_maps: Option<TensorMapBoxes>,
     /// How the `raw_rows` entry point reads raw blocks, where there is one.
     pub raw_rows: Option<RawRowsWeights>,
-    /// The `raw_rows` entry point's parameters, in order: [`Self::args`], and the weights' map after them for
-    /// [`RawRowsWeights::EightBlockRows`] (empty without the entry point).
+    /// The `raw_rows` entry point's parameters, in order: [`Self::args`], and the weights' map after them for a
+    /// ring's (empty without the entry point).
     pub raw_rows_args: Vec<KernelArg>,
     /// For [`SharedMemory::GrowsWithK`]: the description the ring's records and sums are sized from.
     sized_by_k: Option<VariantDescription>,
@@ -274,7 +293,7 @@ impl LaunchContract {
         let raw_rows_args = match raw_rows {
             None => Vec::new(),
             Some(RawRowsWeights::RowMap) => args.clone(),
-            Some(RawRowsWeights::EightBlockRows) => {
+            Some(RawRowsWeights::EightBlockRows | RawRowsWeights::EightBlockRuns) => {
                 let mut with_map = args.clone();
                 with_map.push(KernelArg::WeightsMap);
                 with_map

@@ -155,7 +155,7 @@ fn helpers(c: &RenderContext) -> Vec<&'static str> {
             "helpers/tensor_maps.cu.tera",
         ),
         (
-            c.tma_refill && c.window_token_box,
+            (c.tma_refill && c.window_token_box) || (c.ring_tensor_copies && c.ring_lanes_rows),
             "helpers/tensor_copy_3d.cu.tera",
         ),
         (

@@ -368,7 +368,7 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
     };
     let raw_rows = raw_rows_weights(desc);
     // A ring's body takes the weights' map, which only its raw_rows entry point has.
-    let no_map = if raw_rows == Some(RawRowsWeights::EightBlockRows) {
+    let no_map = if raw_rows.is_some_and(RawRowsWeights::is_rings) {
         ", nullptr"
     } else {
         ""
@@ -432,6 +432,14 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
             "",
             "",
         )),
+        Some(RawRowsWeights::EightBlockRuns) => layouts.push(raw_rows_layout(
+            "Raw GGUF blocks in rows that start 16-byte aligned (K a multiple of 2048), read as runs of eight \
+             (`weights_map`): a box of a super-block of the 32 rows starts at any 2-byte element, so each block \
+             lands in a slot as a padded block does.",
+            true,
+            ",\n    const __grid_constant__ TensorMap weights_map",
+            ", &weights_map",
+        )),
         Some(RawRowsWeights::EightBlockRows) => layouts.push(raw_rows_layout(
             "Raw GGUF blocks of a 16-byte aligned tensor, read as rows of eight (`weights_map`): a box row starts at \
              any 2-byte element, so each block lands in a slot as a padded block does.",
@@ -488,7 +496,7 @@ pub(super) fn render_context(
     let folded = desc.engine.is_fold();
     let regfold = desc.engine.builds_rows_in_registers();
     let layouts = layouts(desc);
-    let ring_tensor_copies = raw_rows_weights(desc) == Some(RawRowsWeights::EightBlockRows);
+    let ring_tensor_copies = raw_rows_weights(desc).is_some_and(RawRowsWeights::is_rings);
 
     let cpa = desc.cp_async_activations.bytes();
     let cpp = desc.cp_async_plane.bytes();

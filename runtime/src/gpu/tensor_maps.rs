@@ -8,7 +8,9 @@ use cudarc::driver::sys::{
     self, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
-use mmqgen_codegen::launch::{Swizzle, TensorMapBoxes, RING_BOX_ELEMENTS, RING_BOX_ROWS};
+use mmqgen_codegen::launch::{
+    Swizzle, TensorMapBoxes, RING_BOX_ELEMENTS, RING_BOX_ROWS, RING_ROWS_BOX_DEPTH,
+};
 use mmqgen_codegen::SUPERBLOCK_K;
 
 use crate::gpu::weights::Layout;
@@ -21,12 +23,10 @@ pub struct TensorMaps {
     scales: sys::CUtensorMap,
 }
 
-/// The `raw_rows` entry point's last parameter in a ring ([`RawRowsWeights::EightBlockRows`]): the raw weights as
-/// rows of eight blocks, 64-byte aligned.
-///
-/// [`RawRowsWeights::EightBlockRows`]: mmqgen_codegen::launch::RawRowsWeights::EightBlockRows
+/// The `raw_rows` entry point's last parameter in a ring: the raw weights in runs of eight blocks (the tensor's
+/// rows of eight, or each weight row's runs), 64-byte aligned.
 #[repr(C, align(64))]
-pub struct EightBlockRowsMap {
+pub struct RingWeightsMap {
     map: sys::CUtensorMap,
 }
 
@@ -264,6 +264,42 @@ fn eight_block_rows_spec(address: u64, blocks: u64) -> MapSpec {
     }
 }
 
+/// The map of `m` rows of raw blocks of K at `address` as each row's runs of eight blocks: [m][K / 2048][840 16-bit
+/// elements], read as boxes of [`RING_BOX_ELEMENTS`] x 1 x [`RING_ROWS_BOX_DEPTH`] (a block and the 14 bytes after
+/// it, of 32 rows; rows past m come as zeros). K is a multiple of 2048 ([`super::launch::raw_rows_reachable`]).
+fn eight_block_runs_spec(address: u64, m: u64, k: u64) -> MapSpec {
+    let run_bytes = BLOCKS_PER_MAP_ROW * Layout::Raw.block_bytes() as u64;
+    let superblocks = k / u64::from(SUPERBLOCK_K);
+    MapSpec {
+        name: "raw weights",
+        data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+        address,
+        row_elements: run_bytes / 2,
+        rows: superblocks / BLOCKS_PER_MAP_ROW,
+        row_bytes: run_bytes,
+        box_elements: RING_BOX_ELEMENTS,
+        box_rows: 1,
+        swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+        outer: Some(OuterDimension {
+            extent: m,
+            stride_bytes: superblocks * Layout::Raw.block_bytes() as u64,
+            box_depth: RING_ROWS_BOX_DEPTH,
+        }),
+    }
+}
+
+/// Encodes the map of `m` rows of raw blocks of K at `address` as runs of eight blocks (the rows 16-byte aligned:
+/// [`super::launch::raw_rows_reachable`] holds).
+pub fn encode_eight_block_runs(
+    address: u64,
+    m: usize,
+    k: usize,
+) -> Result<RingWeightsMap, EncodeError> {
+    Ok(RingWeightsMap {
+        map: eight_block_runs_spec(address, m as u64, k as u64).encode()?,
+    })
+}
+
 /// Whether a ring's `raw_rows` entry point reaches `blocks` raw blocks at `address` as rows of eight: the address
 /// 16-byte aligned (a map's base must be) and the blocks a multiple of eight (whole rows; a block past them would
 /// be out of the map's reach); K may be any.
@@ -272,11 +308,8 @@ pub fn eight_block_rows_reachable(address: u64, blocks: usize) -> bool {
 }
 
 /// Encodes the map of `blocks` raw blocks at `address` as rows of eight ([`eight_block_rows_reachable`] holds).
-pub fn encode_eight_block_rows(
-    address: u64,
-    blocks: usize,
-) -> Result<EightBlockRowsMap, EncodeError> {
-    Ok(EightBlockRowsMap {
+pub fn encode_eight_block_rows(address: u64, blocks: usize) -> Result<RingWeightsMap, EncodeError> {
+    Ok(RingWeightsMap {
         map: eight_block_rows_spec(address, blocks as u64).encode()?,
     })
 }
@@ -501,5 +534,46 @@ mod tests {
         assert!(!eight_block_rows_reachable(0x7f00_0000_0080, 0));
         // K need not be a multiple of 2048 (43 blocks a row, K = 11008), where the rows of eight do.
         assert!(eight_block_rows_reachable(0x7f00_0000_0080, 4096 * 43));
+    }
+
+    #[test]
+    fn a_ring_of_rows_boxes_bring_each_lanes_block_into_the_slot_it_reads() {
+        // 14336 rows of K = 4096: runs of eight blocks (1680 bytes) of rows 3360 bytes apart, both multiples of 16;
+        // a box is a block and 14 bytes more of 32 rows.
+        let (m, k) = (14336u64, 4096u64);
+        let spec = eight_block_runs_spec(0, m, k);
+        assert_eq!(
+            (spec.row_elements, spec.row_bytes, spec.rows),
+            (840, 1680, 2)
+        );
+        let outer = spec.outer.unwrap();
+        assert_eq!(
+            (outer.extent, outer.stride_bytes, outer.box_depth),
+            (m, 3360, 32)
+        );
+        assert!(spec.row_bytes.is_multiple_of(16) && outer.stride_bytes.is_multiple_of(16));
+        assert_eq!((spec.box_elements, spec.box_rows), (112, 1));
+        // The kernel's side (templates/ring/rows.cu.tera), replayed on element offsets: in stage s of a ring of W
+        // warps, warp w issues the box at (105 (w % 8), (s W + w) / 8, row0), which lands as 32 rows of 112 elements
+        // side by side from slot 32 w; lane L reads slot 32 w + L, which must start at block s W + w of row row0 + L.
+        let superblocks = k / 256;
+        for warps in [8u64, 16] {
+            for (s, row0) in [(0u64, 0u64), (1, 32), (0, m - 32)] {
+                for w in 0..warps.min(superblocks - s * warps) {
+                    let run = (s * warps + w) / 8;
+                    for lane in 0..32u64 {
+                        let start = (row0 + lane) * outer.stride_bytes / 2
+                            + run * spec.row_elements
+                            + 105 * (w % 8);
+                        let block = (row0 + lane) * superblocks + s * warps + w;
+                        assert_eq!(
+                            start,
+                            105 * block,
+                            "W {warps}, s {s}, warp {w}, lane {lane}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

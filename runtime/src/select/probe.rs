@@ -37,7 +37,8 @@ impl Config {
             .filter(|r| r.arch == arch && r.takes_layout(layout))
         {
             let ms = candidates(&rule.m, &PROBE_M, 1);
-            let ks = candidates(&rule.k, &PROBE_K, 256);
+            // A rule for some K only (k_multiple) is probed at its own multiples too.
+            let ks = candidates(&rule.k, &PROBE_K, rule.k_multiple.unwrap_or(256));
             let ns = candidates(&rule.tokens, &[1, 8, 64, 129, 512, 2048], 1);
             let (ks, ns) = (&ks, &ns);
             let best = ms

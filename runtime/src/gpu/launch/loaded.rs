@@ -414,7 +414,8 @@ impl LoadedVariant {
 
     /// The matmul entry point for `m x k` weights of `layout` at `weights`: raw blocks that the copy engine can
     /// reach take the `raw_rows` entry where the module has one ([`RawRowsWeights`]: rows of a multiple of 2048 for
-    /// the stage engines' row map; a 16-byte aligned base and blocks a multiple of eight for a ring's).
+    /// the stage engines' row map and a ring of rows' runs; a 16-byte aligned base and blocks a multiple of eight
+    /// for a ring of super-blocks').
     pub(super) fn matmul_kernel(
         &self,
         layout: Layout,
@@ -428,6 +429,14 @@ impl LoadedVariant {
                 if raw_rows_reachable(weights, k) =>
             {
                 (raw_rows, MatmulEntry::RawRows(RawRowsWeights::RowMap))
+            }
+            (Layout::Raw, Some(raw_rows), Some(RawRowsWeights::EightBlockRuns))
+                if raw_rows_reachable(weights, k) =>
+            {
+                (
+                    raw_rows,
+                    MatmulEntry::RawRows(RawRowsWeights::EightBlockRuns),
+                )
             }
             (Layout::Raw, Some(raw_rows), Some(RawRowsWeights::EightBlockRows))
                 if eight_block_rows_reachable(weights, m * (k / SUPERBLOCK_K as usize)) =>

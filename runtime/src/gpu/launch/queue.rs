@@ -16,7 +16,7 @@ use super::geometry::{combine_config, matmul_config, quantizer_config};
 use super::loaded::{LoadedVariant, MatmulEntry};
 use super::shape::{check_out, check_shape, check_x};
 use crate::gpu::buffer::DeviceRef;
-use crate::gpu::tensor_maps::{self, EightBlockRowsMap, TensorMaps};
+use crate::gpu::tensor_maps::{self, RingWeightsMap, TensorMaps};
 use crate::gpu::weights::{Layout, PlaneKind, RegisteredWeights};
 use crate::gpu::workspace::{Quantized, Workspace};
 
@@ -35,7 +35,7 @@ struct ArgValues {
     n: i32,
     k: i32,
     maps: Option<TensorMaps>,
-    weights_map: Option<EightBlockRowsMap>,
+    weights_map: Option<RingWeightsMap>,
     split: Option<(i32, i32)>,
 }
 
@@ -343,7 +343,10 @@ impl LoadedVariant {
         let mapped_weights = match entry {
             MatmulEntry::Padded => Some(PADDED_BLOCK_BYTES),
             MatmulEntry::RawRows(RawRowsWeights::RowMap) => Some(Layout::Raw.block_bytes() as u32),
-            MatmulEntry::RawRows(RawRowsWeights::EightBlockRows) | MatmulEntry::Raw => None,
+            MatmulEntry::RawRows(
+                RawRowsWeights::EightBlockRows | RawRowsWeights::EightBlockRuns,
+            )
+            | MatmulEntry::Raw => None,
         }
         .map(|block_bytes| tensor_maps::MappedWeights {
             address: weights_ptr,
@@ -369,6 +372,9 @@ impl LoadedVariant {
                 tensor_maps::encode_eight_block_rows(weights_ptr, m * (k / SUPERBLOCK_K as usize))
                     .map_err(map_error)?,
             ),
+            MatmulEntry::RawRows(RawRowsWeights::EightBlockRuns) => {
+                Some(tensor_maps::encode_eight_block_runs(weights_ptr, m, k).map_err(map_error)?)
+            }
             _ => None,
         };
         let values = ArgValues {
