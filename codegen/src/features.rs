@@ -49,6 +49,13 @@ pub fn feature_needs(desc: &VariantDescription) -> Vec<FeatureNeed> {
         Engine::StreamRing if desc.ring_lanes == RingLanes::Fragments => {
             set(&[MmaS8K16, CpAsync, MbarrierTx])
         }
+        // Their raw_rows entry point reads raw blocks by tensor copies (all but the K-split rings').
+        Engine::StreamRing
+            if crate::launch::raw_rows_weights(desc)
+                .is_some_and(crate::launch::RawRowsWeights::is_rings) =>
+        {
+            set(&[Dp4a, BulkCopy, MbarrierTx, TensorCopy])
+        }
         Engine::StreamRing => set(&[Dp4a, BulkCopy, MbarrierTx]),
     };
     need(format!("engine {}", desc.engine), engine);
@@ -72,21 +79,6 @@ pub fn feature_needs(desc: &VariantDescription) -> Vec<FeatureNeed> {
     }
     if desc.refill == Refill::Tma {
         need("refill = tma".to_string(), set(&[TensorCopy, MbarrierTx]));
-    }
-    // A ring of super-blocks over all of K, or of rows, reads raw blocks by tensor copies (its raw_rows entry point).
-    if crate::launch::raw_rows_weights(desc).is_some_and(crate::launch::RawRowsWeights::is_rings) {
-        let split = if desc.ring_lanes == RingLanes::Superblocks {
-            " and ksplit = 1"
-        } else {
-            ""
-        };
-        need(
-            format!(
-                "engine stream_ring with ring_lanes = {}{split} (raw blocks by tensor copies)",
-                desc.ring_lanes
-            ),
-            set(&[TensorCopy]),
-        );
     }
     if desc.cluster_blocks() > 1 {
         need(
@@ -146,7 +138,7 @@ mod tests {
             ])
         );
         let needs = feature_needs(&ring);
-        assert_eq!(needs.len(), 2);
+        assert_eq!(needs.len(), 1);
         assert_eq!(needs[0].what, "engine stream_ring");
         assert_eq!(needs[0].field, "archs");
         let split = VariantDescription { ksplit: 4, ..ring };
@@ -177,8 +169,9 @@ mod tests {
         assert_eq!(
             ring_on("[\"ampere_and_later\"]").unwrap_err(),
             "variant #1 (ring): field `archs`: engine stream_ring needs mbarriers with transaction counts \
-             (mbarrier.expect_tx) and bulk copies (cp.async.bulk), which only sm_90, sm_100, sm_103, sm_120 and \
-             sm_121 have: archs names sm_80, sm_86, sm_87 and sm_89, which do not"
+             (mbarrier.expect_tx), bulk copies (cp.async.bulk) and tensor copies (TMA, cp.async.bulk.tensor), \
+             which only sm_90, sm_100, sm_103, sm_120 and sm_121 have: archs names sm_80, sm_86, sm_87 and sm_89, \
+             which do not"
         );
         let wgmma = VariantDescription {
             name: "w".into(),

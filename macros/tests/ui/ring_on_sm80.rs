@@ -1,4 +1,4 @@
-// The ring engine's bulk copies complete on an mbarrier, which only sm_90 has: an sm_80 ring is refused.
+// The ring engine's bulk and tensor copies complete on an mbarrier, which only sm_90 has: an sm_80 ring is refused.
 use mmqgen_codegen::VariantDescription;
 
 const V: VariantDescription = mmqgen_macros::variant! {
