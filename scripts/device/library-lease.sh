@@ -115,6 +115,22 @@ bench_layouts() {  # SECONDS_LIMIT BENCH_FLAGS... -- SHAPE...
         | tee "$OUT/picks-by-layout.md"
 }
 
+# The raw decode rules' contestants side by side on raw blocks: the rings and widened engines through their
+# raw_rows entry point against the streaming engines the raw rules named before (their 16-bit reads), so that a
+# rule whose new pick loses goes back with the figure beside it.
+bench_raw_contestants() {  # SECONDS_LIMIT
+    local limit
+    limit=$(within "$1") || return 0
+    step "bench: raw decode, the rings and widened engines by tensor copies against the 16-bit streaming engines"
+    timeout "$limit" "$D/mmqgen" bench --no-cublas --layout raw --variant ring_t1_fused --variant ring_t1_tall_fused \
+        --variant ring_t1 --variant stream_t1 --variant ring_t2_fused --variant stream_t2 --variant ring_t4_fused \
+        --variant ring_t4 --variant stream_t4_wide --variant widen_128x16_ks4 --variant widen_128x16 \
+        --variant stream_t4 --shape 4096,1,4096 --shape 14336,1,4096 --shape 4096,1,14336 --shape 4096,2,4096 \
+        --shape 4096,4,4096 --shape 4096,8,4096 --shape 14336,8,4096 \
+        --json "$OUT/bench-raw-contestants.jsonl" > "$OUT/bench-raw-contestants.md" 2>&1
+    echo "exit $?"; tail -25 "$OUT/bench-raw-contestants.md"
+}
+
 ggml_q6k_tests() {
     local tbo="$GGML_WORK/build/bin/test-backend-ops" limit
     [ -x "$tbo" ] || { echo "=== skipped ggml's tests: test-backend-ops was not built"; return 0; }
@@ -206,6 +222,7 @@ all)
 rest)  # after `all`, on the same machine or a fresh one: what `all` leaves out
     gpu
     [ -f /tmp/ggml-build.log ] || ggml_build_in_background
+    bench_raw_contestants 120
     limit=$(within 100) && {
         step "parity: the int12 decode rings (runtime/batch_invariant.toml's picks), both layouts"
         timeout "$limit" "$D/mmqgen" parity --timeout 60 $(for v in t1 t1_fused t1_tall t1_ks4_fused t2 t4 t8; do
