@@ -502,11 +502,12 @@ pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::gpu::weights::Layout;
 
-    fn parse(argv: &[&str]) -> Result<BenchArgs, String> {
+    /// `mmqgen bench ARGV`'s arguments, or clap's refusal (also the decode step's tests').
+    pub(in crate::cli) fn parse(argv: &[&str]) -> Result<BenchArgs, String> {
         crate::cli::parse_args::<BenchArgs>(std::iter::once("bench").chain(argv.iter().copied()))
             .map_err(|e| e.to_string())
     }

@@ -72,12 +72,8 @@ pub fn run(args: &BenchArgs, all: &[VariantDescription]) -> Result<ExitCode, Cli
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::bench::tests::parse;
     use crate::gpu::weights::Layout;
-
-    fn parse(argv: &[&str]) -> Result<BenchArgs, String> {
-        crate::cli::parse_args::<BenchArgs>(std::iter::once("bench").chain(argv.iter().copied()))
-            .map_err(|e| e.to_string())
-    }
 
     #[test]
     fn the_decode_step_takes_tokens_a_layout_and_a_config() {

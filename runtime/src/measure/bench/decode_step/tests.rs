@@ -1,18 +1,8 @@
 //! The decode step's configuration, its refusal on a small GPU, and its report rendered from a fixture.
 
 use super::*;
-use crate::measure::bench::{CopyRate, Outcome, RunInfo, Stats};
-
-fn stats(median: f64) -> Stats {
-    Stats {
-        n: 20,
-        median,
-        p20: median * 0.99,
-        p80: median * 1.01,
-        min: median * 0.98,
-        max: median * 1.05,
-    }
-}
+use crate::measure::bench::tests::stats;
+use crate::measure::bench::{CopyRate, Outcome, RunInfo};
 
 fn step(tokens: usize, graph_us: f64, direct_us: f64) -> StepResult {
     StepResult {

@@ -5,7 +5,8 @@ use crate::check::Shape;
 
 mod floor_rows;
 
-fn stats(median: f64) -> Stats {
+/// Twenty samples around `median` (also the decode step's tests' fixture).
+pub(super) fn stats(median: f64) -> Stats {
     Stats {
         n: 20,
         median,
