@@ -29,6 +29,16 @@ pub(super) enum MatmulEntry {
     RawRows(RawRowsWeights),
 }
 
+/// Whether the copy engine reaches `m x k` raw blocks at `weights` through `map`.
+fn map_reaches(map: RawRowsWeights, weights: u64, m: usize, k: usize) -> bool {
+    match map {
+        RawRowsWeights::RowMap | RawRowsWeights::EightBlockRuns => raw_rows_reachable(weights, k),
+        RawRowsWeights::EightBlockRows => {
+            eight_block_rows_reachable(weights, m * (k / SUPERBLOCK_K as usize))
+        }
+    }
+}
+
 /// The entry-point names docs/KERNELS.md gives a variant's module.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EntryPoints {
@@ -38,8 +48,8 @@ pub struct EntryPoints {
     pub raw: String,
     /// `{canonical}_padded`.
     pub padded: String,
-    /// `{canonical}_raw_rows`, for the `refill = tma` stage engines (raw rows that start 16-byte aligned) and the
-    /// rings of super-blocks (a raw tensor that starts 16-byte aligned).
+    /// `{canonical}_raw_rows`, for the `refill = tma` stage engines and the rings of rows (raw rows that start
+    /// 16-byte aligned) and the rings of super-blocks over all of K (a raw tensor that starts 16-byte aligned).
     pub raw_rows: Option<String>,
     /// `{canonical}_combine`, only when `ksplit > 1`.
     pub combine: Option<String>,
@@ -425,26 +435,8 @@ impl LoadedVariant {
     ) -> (&Kernel, MatmulEntry) {
         match (layout, &self.raw_rows, self.contract.raw_rows) {
             (Layout::Padded, _, _) => (&self.padded, MatmulEntry::Padded),
-            (Layout::Raw, Some(raw_rows), Some(RawRowsWeights::RowMap))
-                if raw_rows_reachable(weights, k) =>
-            {
-                (raw_rows, MatmulEntry::RawRows(RawRowsWeights::RowMap))
-            }
-            (Layout::Raw, Some(raw_rows), Some(RawRowsWeights::EightBlockRuns))
-                if raw_rows_reachable(weights, k) =>
-            {
-                (
-                    raw_rows,
-                    MatmulEntry::RawRows(RawRowsWeights::EightBlockRuns),
-                )
-            }
-            (Layout::Raw, Some(raw_rows), Some(RawRowsWeights::EightBlockRows))
-                if eight_block_rows_reachable(weights, m * (k / SUPERBLOCK_K as usize)) =>
-            {
-                (
-                    raw_rows,
-                    MatmulEntry::RawRows(RawRowsWeights::EightBlockRows),
-                )
+            (Layout::Raw, Some(raw_rows), Some(map)) if map_reaches(map, weights, m, k) => {
+                (raw_rows, MatmulEntry::RawRows(map))
             }
             (Layout::Raw, _, _) => (&self.raw, MatmulEntry::Raw),
         }
