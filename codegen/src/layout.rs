@@ -529,21 +529,24 @@ fn ring_with_barriers(
     }
 }
 
-/// Super-blocks of every row a stage of a ring with `ring_lanes = fragments` holds: each row's are 448 bytes of the
-/// row group's tensor copy, a multiple of 64 that starts at one.
+/// Super-blocks of every row a stage of a ring with `ring_lanes = fragments` holds.
 pub const RING_FRAGMENT_SUPERBLOCKS: u32 = 2;
 
-/// A ring with `ring_lanes = fragments`, stage by stage, each region one box of the copy engine (`refill = tma`):
-/// each row group's 16 rows of the stage's super-blocks (a row's run and the next [`ROW_PAD_BYTES`], so that the
-/// eight rows of a fragment fall in different banks), the block's tokens' int8 values for them (a token's run and
+/// A ring with `ring_lanes = fragments`, stage by stage, each region boxes of the copy engine (`refill = tma`):
+/// each row group's 16 rows of the stage's super-blocks, a box a super-block (a row's block and the next
+/// [`ROW_PAD_BYTES`]: 240 bytes, so that the eight rows of a fragment fall in different banks; a box of raw rows
+/// starts at any block and lands as a padded one does), the block's tokens' int8 values for them (a token's run and
 /// the next 16 bytes, alike) and their scales, chunk-major as the quantizer writes them for the copy engine (a row
 /// of `tile_n` a chunk); then the mbarriers (one a row group and stage for its rows, one a stage for the tokens)
 /// and a count a stage of the warps done with it. Nothing depends on K.
 fn ring_fragments_layout(desc: &VariantDescription) -> SharedLayout {
-    let row = (RING_FRAGMENT_SUPERBLOCKS * PADDED_BLOCK_BYTES).saturating_add(ROW_PAD_BYTES);
+    let row = PADDED_BLOCK_BYTES + ROW_PAD_BYTES;
     let token_row = (RING_FRAGMENT_SUPERBLOCKS * SUPERBLOCK_K).saturating_add(ROW_PAD_BYTES);
     let scale_row = desc.tile_n.saturating_mul(4);
-    let weights = desc.warps_m.saturating_mul(16).saturating_mul(row);
+    let weights = desc
+        .warps_m
+        .saturating_mul(RING_FRAGMENT_SUPERBLOCKS * 16)
+        .saturating_mul(row);
     let tokens = desc.tile_n.saturating_mul(token_row);
     let scales = (RING_FRAGMENT_SUPERBLOCKS * 8).saturating_mul(scale_row);
     let stage = weights.saturating_add(tokens).saturating_add(scales);
@@ -733,9 +736,9 @@ mod tests {
             for region in &layout.regions {
                 assert_eq!(region.offset % 128, 0, "{}", region.name);
             }
-            // 16 rows of two padded blocks and their pad a row group; 512 bytes and a pad a token.
+            // Two planes of 16 rows of a padded block and its pad a row group; 512 bytes and a pad a token.
             let rows = layout.region("smem_weights").unwrap();
-            assert_eq!((rows.row_stride, rows.bytes), (464, warps_m * 16 * 464));
+            assert_eq!((rows.row_stride, rows.bytes), (240, warps_m * 2 * 16 * 240));
             assert_eq!(layout.region("smem_activations").unwrap().row_stride, 528);
         }
     }

@@ -124,7 +124,8 @@ bench_raw_contestants() {  # SECONDS_LIMIT
     step "bench: raw decode, the rings and widened engines by tensor copies against the 16-bit streaming engines"
     timeout "$limit" "$D/mmqgen" bench --no-cublas --layout raw --variant ring_t1_fused --variant ring_t1_tall_fused \
         --variant ring_t1 --variant stream_t1 --variant ring_t2_fused --variant stream_t2 --variant ring_t4_fused \
-        --variant ring_t4 --variant stream_t4_wide --variant widen_128x16_ks4 --variant widen_128x16 \
+        --variant ring_t4 --variant stream_t4_wide --variant ring_mma_32x8_k4 --variant ring_mma_128x8 \
+        --variant widen_128x16_ks4 --variant widen_128x16 \
         --variant stream_t4 --shape 4096,1,4096 --shape 14336,1,4096 --shape 4096,1,14336 --shape 4096,2,4096 \
         --shape 4096,4,4096 --shape 4096,8,4096 --shape 14336,8,4096 \
         --json "$OUT/bench-raw-contestants.jsonl" > "$OUT/bench-raw-contestants.md" 2>&1
@@ -167,7 +168,7 @@ DECODE="4096,1,4096 14336,1,4096 4096,8,4096 14336,8,4096 4096,32,4096 4096,128,
 # rows mid-block (1000 x 2816: 11000 blocks), ragged K (11008: the raw entry), rows past m in a box (333 x 6144),
 # the model sizes, tails in n.
 RAW_RINGS="ring_t1_fused ring_t1_tall_fused ring_t1 ring_t1_tall ring_t2_fused ring_t2 ring_t3_fused ring_t4_tall \
-ring_t4 ring_t4_fused"
+ring_t4 ring_t4_fused ring_mma_128x8 ring_mma_32x8_k4"
 RAW_RING_SHAPES="1000,1,2816 4096,1,4096 14336,2,4096 333,3,11008 333,4,6144 1000,77,2816"
 case "${1:-}" in
 prepare)

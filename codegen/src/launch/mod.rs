@@ -42,8 +42,8 @@ pub struct KernelNames {
 /// and lands where a padded block would (the bytes after the 210 are the next block's or zeros, which no lane reads).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RawRowsWeights {
-    /// The weights' map of the call's [`KernelArg::TensorMaps`], row by row: the stage engines (`refill = tma`),
-    /// whose boxes take a block of several rows. A map's row stride must be a multiple of 16 bytes, so K is a
+    /// The weights' map of the call's [`KernelArg::TensorMaps`], row by row: the stage engines (`refill = tma`)
+    /// and the rings whose warps run fragments ([`RingLanes::Fragments`]), whose boxes take a block of several rows. A map's row stride must be a multiple of 16 bytes, so K is a
     /// multiple of 2048 (eight blocks), and the base 16-byte aligned.
     RowMap,
     /// A map of the whole tensor as rows of eight blocks (1680 bytes, a multiple of 16), the entry point's own last
@@ -86,6 +86,10 @@ pub fn raw_rows_weights(desc: &VariantDescription) -> Option<RawRowsWeights> {
             Some(RawRowsWeights::EightBlockRows)
         }
         (Engine::StreamRing, RingLanes::Rows) => Some(RawRowsWeights::EightBlockRuns),
+        // A fragment ring's boxes are a super-block of a row group's 16 rows, from the call's weights map.
+        (Engine::StreamRing, RingLanes::Fragments) if desc.refill == Refill::Tma => {
+            Some(RawRowsWeights::RowMap)
+        }
         (Engine::StreamRing, _) => None,
         _ if desc.refill == Refill::Tma => Some(RawRowsWeights::RowMap),
         _ => None,

@@ -417,8 +417,8 @@ mod tests {
             4096,
         );
         let weights = maps.weights.unwrap();
-        // Two super-blocks of 16 rows and the next 16 bytes (the pad a row's slots have), as 16-bit elements.
-        assert_eq!((weights.box_elements, weights.box_rows), (232, 16));
+        // A super-block of 16 rows and the next 16 bytes (the pad a row's slot has), as 16-bit elements.
+        assert_eq!((weights.box_elements, weights.box_rows), (120, 16));
         // 512 bytes of a token and the next 16, as 32-bit elements: 264 16-bit ones would pass the box limit.
         assert_eq!((maps.tokens.box_elements, maps.tokens.box_rows), (132, 16));
         assert_eq!(maps.tokens.row_elements, 1024);
