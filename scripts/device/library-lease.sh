@@ -12,6 +12,8 @@
 #   bash scripts/device/library-lease.sh rest      # after `all`: the int12 rings' parity and batch invariance,
 #                                                  # ggml's whole MUL_MAT test on and off, racecheck, the
 #                                                  # two-thread API test, ggml's decode timings
+#   bash scripts/device/library-lease.sh targets   # the picks per layout at every shape of issue 51's targets,
+#                                                  # llama.cpp's times at the nine prefill shapes beside
 #   bash scripts/device/library-lease.sh short     # when little device time is left: API tests, parity, bench
 set -u
 OUT=${OUT:-device-out}
@@ -252,6 +254,15 @@ rest)  # after `all`, on the same machine or a fresh one: what `all` leaves out
         14336,8,4096 4096,8,14336 4096,16,4096 4096,32,4096 14336,32,4096 4096,64,4096 4096,128,4096 \
         14336,128,4096 4096,256,4096 14336,256,4096 4096,256,14336
     ;;
+targets)  # issue 51's measured targets: the picks per layout at the nine prefill shapes and at n = 1-256 of the three
+           # decode shapes, llama.cpp's times at the nine beside (ggml's perf with the route off)
+    gpu
+    ggml_build_in_background
+    bench_layouts 200 --no-cublas --repeats 15 -- $NINE $(for n in 1 2 4 8 16 32 64 128 256; do
+        printf '4096,%s,4096 14336,%s,4096 4096,%s,14336 ' $n $n $n; done)
+    ggml_wait
+    ggml_perf_and_memory 150 $NINE
+    ;;
 short)  # the proofs first (each a few compiles), then the API test (every default pick), then timings
     gpu
     parity_raw 70 wgmma_i12_128x64_producer wgmma_i12_128x96_tail_producer -- 129,300,2048 1000,77,2816 4096,512,4096
@@ -262,7 +273,7 @@ short)  # the proofs first (each a few compiles), then the API test (every defau
         4096,2,4096 4096,8,4096
     ;;
 *)
-    echo "usage: bash scripts/device/library-lease.sh prepare|library|ggml|all|rest|short" >&2
+    echo "usage: bash scripts/device/library-lease.sh prepare|library|ggml|all|rest|targets|short" >&2
     exit 2
     ;;
 esac
