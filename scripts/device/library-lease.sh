@@ -258,6 +258,17 @@ targets)  # issue 51's measured targets: the picks per layout at the nine prefil
            # decode shapes, llama.cpp's times at the nine beside (ggml's perf with the route off)
     gpu
     ggml_build_in_background
+    limit=$(within 70) && {
+        step "parity: a GGUF tensor of 16-byte aligned rows (21 x 2048) on raw blocks, the raw picks at 5 and 77 tokens"
+        for tokens in 5 77; do
+            timeout "$limit" "$D/mmqgen" parity --timeout 60 --layout raw --gguf formats/tests/fixtures/rows_q6k.gguf \
+                --tensor blk.0.attn_q.weight --tokens $tokens --variant ring_t1_fused --variant ring_t4 \
+                --variant ring_mma_32x8_k4 --variant ring_mma_128x8 --variant widen_128x16_ks4 --variant tma_64x64_b2 \
+                --variant wgmma_i12_128x64_producer --variant wgmma_i12_128x96_tail_producer \
+                --json "$OUT/parity-gguf-$tokens.jsonl" > "$OUT/parity-gguf-$tokens.txt" 2>&1
+            echo "tokens $tokens exit $?"; grep -v " pass$" "$OUT/parity-gguf-$tokens.txt" | tail -4
+        done
+    }
     bench_layouts 200 --no-cublas --repeats 15 -- $NINE $(for n in 1 2 4 8 16 32 64 128 256; do
         printf '4096,%s,4096 14336,%s,4096 4096,%s,14336 ' $n $n $n; done)
     ggml_wait
