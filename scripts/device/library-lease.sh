@@ -14,6 +14,8 @@
 #                                                  # two-thread API test, ggml's decode timings
 #   bash scripts/device/library-lease.sh targets   # the picks per layout at every shape of issue 51's targets,
 #                                                  # llama.cpp's times at the nine prefill shapes beside
+#   bash scripts/device/library-lease.sh proof     # when machines are scarce: the raw entry points' parity, the API
+#                                                  # test, the GGUF tensor, the picks per layout, llama.cpp beside
 #   bash scripts/device/library-lease.sh short     # when little device time is left: API tests, parity, bench
 set -u
 OUT=${OUT:-device-out}
@@ -98,6 +100,20 @@ sanitizers() {  # TOOL...
         timeout "$limit" compute-sanitizer --tool "$tool" --print-limit 2 "$D/mmqgen" parity --timeout 90 \
             --layout raw --variant wgmma_i12_128x64_producer --shape 129,300,2048 2>&1 | grep -v "^\[" | tail -2
         echo "$tool exit ${PIPESTATUS[0]}"
+    done
+}
+
+gguf_parity() {  # SECONDS_LIMIT
+    local limit tokens
+    limit=$(within "$1") || return 0
+    step "parity: a GGUF tensor of 16-byte aligned rows (21 x 2048) on raw blocks, the raw picks at 5 and 77 tokens"
+    for tokens in 5 77; do
+        timeout "$limit" "$D/mmqgen" parity --timeout 60 --layout raw --gguf formats/tests/fixtures/rows_q6k.gguf \
+            --tensor blk.0.attn_q.weight --tokens $tokens --variant ring_t1_fused --variant ring_t4 \
+            --variant ring_mma_32x8_k4 --variant ring_mma_128x8 --variant widen_128x16_ks4 --variant tma_64x64_b2 \
+            --variant wgmma_i12_128x64_producer --variant wgmma_i12_128x96_tail_producer \
+            --json "$OUT/parity-gguf-$tokens.jsonl" > "$OUT/parity-gguf-$tokens.txt" 2>&1
+        echo "tokens $tokens exit $?"; grep -v " pass$" "$OUT/parity-gguf-$tokens.txt" | tail -4
     done
 }
 
@@ -258,21 +274,25 @@ targets)  # issue 51's measured targets: the picks per layout at the nine prefil
            # decode shapes, llama.cpp's times at the nine beside (ggml's perf with the route off)
     gpu
     ggml_build_in_background
-    limit=$(within 70) && {
-        step "parity: a GGUF tensor of 16-byte aligned rows (21 x 2048) on raw blocks, the raw picks at 5 and 77 tokens"
-        for tokens in 5 77; do
-            timeout "$limit" "$D/mmqgen" parity --timeout 60 --layout raw --gguf formats/tests/fixtures/rows_q6k.gguf \
-                --tensor blk.0.attn_q.weight --tokens $tokens --variant ring_t1_fused --variant ring_t4 \
-                --variant ring_mma_32x8_k4 --variant ring_mma_128x8 --variant widen_128x16_ks4 --variant tma_64x64_b2 \
-                --variant wgmma_i12_128x64_producer --variant wgmma_i12_128x96_tail_producer \
-                --json "$OUT/parity-gguf-$tokens.jsonl" > "$OUT/parity-gguf-$tokens.txt" 2>&1
-            echo "tokens $tokens exit $?"; grep -v " pass$" "$OUT/parity-gguf-$tokens.txt" | tail -4
-        done
-    }
+    gguf_parity 70
     bench_layouts 200 --no-cublas --repeats 15 -- $NINE $(for n in 1 2 4 8 16 32 64 128 256; do
         printf '4096,%s,4096 14336,%s,4096 4096,%s,14336 ' $n $n $n; done)
     ggml_wait
     ggml_perf_and_memory 150 $NINE
+    ;;
+proof)  # one call for the raw-blocks work when machines are scarce: the new raw entry points' parity first, every
+         # default rule through the API, the GGUF tensor, the picks per layout at the targets' shapes, llama.cpp beside
+    gpu
+    ggml_build_in_background
+    parity_raw 50 $RAW_RINGS -- 1000,1,2816 4096,1,4096 14336,2,4096 333,4,6144 333,7,6144 1000,77,2816
+    parity_raw 50 wgmma_i12_128x64_producer wgmma_i12_128x96_tail_producer -- 129,300,2048 1000,77,2816 4096,512,4096
+    api_tests 190
+    gguf_parity 40
+    bench_layouts 85 --no-cublas --repeats 10 -- $NINE $(for n in 1 2 4 8 16 32 64 128 256; do
+        printf '4096,%s,4096 14336,%s,4096 4096,%s,14336 ' $n $n $n; done)
+    ggml_wait
+    ggml_perf_and_memory 60 $NINE
+    sanitizers memcheck
     ;;
 short)  # the proofs first (each a few compiles), then the API test (every default pick), then timings
     gpu
@@ -284,7 +304,7 @@ short)  # the proofs first (each a few compiles), then the API test (every defau
         4096,2,4096 4096,8,4096
     ;;
 *)
-    echo "usage: bash scripts/device/library-lease.sh prepare|library|ggml|all|rest|targets|short" >&2
+    echo "usage: bash scripts/device/library-lease.sh prepare|library|ggml|all|rest|targets|proof|short" >&2
     exit 2
     ;;
 esac
