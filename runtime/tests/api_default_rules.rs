@@ -97,6 +97,14 @@ fn every_rule_of_the_default_runs_bit_exactly_through_the_api() {
             mmq.arch()
         );
         for shape in shapes {
+            // Each case as it starts, so that a run cut short by its time limit shows how far it got.
+            eprintln!(
+                "{layout} rule '{}' at {}x{}x{}",
+                mmq.config().rules[shape.rule_index].name,
+                shape.m,
+                shape.n,
+                shape.k
+            );
             let (raw, _) = digest_case_inputs(shape.m, 1, shape.k, 7 + shape.rule_index as u64);
             let device_raw;
             let matrix = match layout {

@@ -61,8 +61,9 @@ api_tests() {  # SECONDS_LIMIT
     local limit
     limit=$(within "$1") || return 0
     step "API: every default rule through Q6kMatrix::matmul, both layouts; ragged raw rows; memory; graph capture"
-    timeout "$limit" "$D/api_default_rules-test" --test-threads 1 > "$OUT/api-rules.txt" 2>&1
-    echo "exit $?"; grep -E "^test |test result|ran [0-9]+ rule|borrowed 14336|panicked" "$OUT/api-rules.txt" | head -20
+    timeout "$limit" "$D/api_default_rules-test" --test-threads 1 --nocapture > "$OUT/api-rules.txt" 2>&1
+    echo "exit $? after $(grep -c " rule '" "$OUT/api-rules.txt") rule shapes"
+    grep -E "^test |test result|ran [0-9]+ rule|borrowed 14336|panicked" "$OUT/api-rules.txt" | head -20
 }
 
 parity_raw() {  # SECONDS_LIMIT VARIANT... -- SHAPE...
