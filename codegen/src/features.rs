@@ -49,14 +49,8 @@ pub fn feature_needs(desc: &VariantDescription) -> Vec<FeatureNeed> {
         Engine::StreamRing if desc.ring_lanes == RingLanes::Fragments => {
             set(&[MmaS8K16, CpAsync, MbarrierTx])
         }
-        // Their raw_rows entry point reads raw blocks by tensor copies (all but the K-split rings').
-        Engine::StreamRing
-            if crate::launch::raw_rows_weights(desc)
-                .is_some_and(crate::launch::RawRowsWeights::is_rings) =>
-        {
-            set(&[Dp4a, BulkCopy, MbarrierTx, TensorCopy])
-        }
-        Engine::StreamRing => set(&[Dp4a, BulkCopy, MbarrierTx]),
+        // Their raw_rows entry point reads raw blocks by tensor copies.
+        Engine::StreamRing => set(&[Dp4a, BulkCopy, MbarrierTx, TensorCopy]),
     };
     need(format!("engine {}", desc.engine), engine);
     // The register-fold engines copy the padded layout's blocks with cp.async unless the copy engine does.
@@ -127,25 +121,20 @@ mod tests {
             engine: Engine::StreamRing,
             ..VariantDescription::DEFAULTS
         };
-        // Its raw_rows entry point brings raw blocks by tensor copies.
-        assert_eq!(
-            features_used(&ring),
-            set(&[
-                Feature::Dp4a,
-                Feature::BulkCopy,
-                Feature::MbarrierTx,
-                Feature::TensorCopy
-            ])
-        );
+        // Its raw_rows entry point brings raw blocks by tensor copies, with K whole or split.
+        let ring_features = set(&[
+            Feature::Dp4a,
+            Feature::BulkCopy,
+            Feature::MbarrierTx,
+            Feature::TensorCopy,
+        ]);
+        assert_eq!(features_used(&ring), ring_features);
         let needs = feature_needs(&ring);
         assert_eq!(needs.len(), 1);
         assert_eq!(needs[0].what, "engine stream_ring");
         assert_eq!(needs[0].field, "archs");
         let split = VariantDescription { ksplit: 4, ..ring };
-        assert_eq!(
-            features_used(&split),
-            set(&[Feature::Dp4a, Feature::BulkCopy, Feature::MbarrierTx])
-        );
+        assert_eq!(features_used(&split), ring_features);
     }
 
     fn ring_on(archs: &str) -> Result<VariantDescription, String> {

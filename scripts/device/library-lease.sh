@@ -142,7 +142,7 @@ bench_raw_contestants() {  # SECONDS_LIMIT
     limit=$(within "$1") || return 0
     step "bench: raw decode, the rings and widened engines by tensor copies against the 16-bit streaming engines"
     timeout "$limit" "$D/mmqgen" bench --no-cublas --layout raw --variant ring_t1_fused --variant ring_t1_tall_fused \
-        --variant ring_t1 --variant stream_t1 --variant ring_t2_fused --variant stream_t2 --variant ring_t4_fused \
+        --variant ring_t1 --variant ring_t1_ks4_fused --variant stream_t1 --variant ring_t2_fused --variant stream_t2 --variant ring_t4_fused \
         --variant ring_t4 --variant stream_t4_wide --variant ring_mma_32x8_k4 --variant ring_mma_128x8 \
         --variant widen_128x16_ks4 --variant widen_128x16 \
         --variant stream_t4 --shape 4096,1,4096 --shape 14336,1,4096 --shape 4096,1,14336 --shape 4096,2,4096 \
@@ -183,12 +183,13 @@ ggml_perf_and_memory() {  # SECONDS_LIMIT SHAPE...
 }
 
 DECODE="4096,1,4096 14336,1,4096 4096,8,4096 14336,8,4096 4096,32,4096 4096,128,4096 14336,256,4096"
-# The rings the default gives raw blocks (1-4 tokens), through their raw_rows entry point: m and K that end a box's
-# rows mid-block (1000 x 2816: 11000 blocks), ragged K (11008: the raw entry), rows past m in a box (333 x 6144),
-# the model sizes, tails in n.
-RAW_RINGS="ring_t1_fused ring_t1_tall_fused ring_t1 ring_t1_tall ring_t2_fused ring_t2 ring_t3_fused ring_t4_tall \
-ring_t4 ring_t4_fused ring_mma_128x8 ring_mma_32x8_k4"
-RAW_RING_SHAPES="1000,1,2816 4096,1,4096 14336,2,4096 333,3,11008 333,4,6144 1000,77,2816"
+# The rings the default gives raw blocks (1-8 tokens), through their raw_rows entry point: m and K that end a box's
+# rows mid-block (1000 x 2816: 11000 blocks), ragged K (11008: the raw entry), rows past m in a box (333 x 6144), a
+# split K whose splits are not whole eights of blocks and a last block of rows not whole quads (333 x 14336), the
+# model sizes, tails in n.
+RAW_RINGS="ring_t1_fused ring_t1_tall_fused ring_t1 ring_t1_ks4_fused ring_t1_tall ring_t2_fused ring_t2 ring_t3_fused \
+ring_t4_tall ring_t4 ring_t4_fused ring_mma_128x8 ring_mma_32x8_k4"
+RAW_RING_SHAPES="1000,1,2816 4096,1,4096 333,1,14336 14336,2,4096 333,3,11008 333,4,6144 333,7,6144 1000,77,2816"
 case "${1:-}" in
 prepare)
     set -e
@@ -285,7 +286,7 @@ proof)  # one call for the raw-blocks work when machines are scarce: the new raw
          # default rule through the API, the GGUF tensor, the picks per layout at the targets' shapes, llama.cpp beside
     gpu
     ggml_build_in_background
-    parity_raw 50 $RAW_RINGS -- 1000,1,2816 4096,1,4096 14336,2,4096 333,4,6144 333,7,6144 1000,77,2816
+    parity_raw 50 $RAW_RINGS -- $RAW_RING_SHAPES
     parity_raw 50 wgmma_i12_128x64_producer wgmma_i12_128x96_tail_producer -- 129,300,2048 1000,77,2816 4096,512,4096
     api_tests 190
     gguf_parity 40

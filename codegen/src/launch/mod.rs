@@ -57,6 +57,12 @@ pub enum RawRowsWeights {
     /// ([`RingLanes::Rows`]), whose stage is super-blocks `8 i .. 8 i + 7` (or more eights) of their 32 rows, one box
     /// of [`RING_BOX_ELEMENTS`] x 1 x 32 a super-block. The base must be 16-byte aligned.
     EightBlockRuns,
+    /// Each weight row whole (a map of [rows][K / 256 blocks of 105 16-bit elements], the row stride a multiple of
+    /// 16 bytes: K a multiple of 2048), the entry point's own last parameter: the rings of super-blocks with a split
+    /// K (`ksplit > 1`), whose split of a row is whole segments, not always whole eights of blocks. Their items go by
+    /// quads of rows (a block of rows `4 i .. 4 i + 3`, then the next block of the same rows), a box of
+    /// [`RING_BOX_ELEMENTS`] x [`RING_BOX_ROWS`] a quad. The base must be 16-byte aligned.
+    QuadRowBlocks,
 }
 
 impl RawRowsWeights {
@@ -64,7 +70,9 @@ impl RawRowsWeights {
     pub fn is_rings(self) -> bool {
         matches!(
             self,
-            RawRowsWeights::EightBlockRows | RawRowsWeights::EightBlockRuns
+            RawRowsWeights::EightBlockRows
+                | RawRowsWeights::EightBlockRuns
+                | RawRowsWeights::QuadRowBlocks
         )
     }
 }
@@ -72,8 +80,8 @@ impl RawRowsWeights {
 /// 16-bit elements of a ring's box row: one 210-byte block and the 14 bytes after it, a slot's 224 (a box row's
 /// bytes are a multiple of 16).
 pub const RING_BOX_ELEMENTS: u32 = 112;
-/// Rows of eight blocks in a ring's box: four, so that eight boxes bring a warp's 32 blocks
-/// ([`RawRowsWeights::EightBlockRows`]).
+/// Rows of a ring's box: four, so that eight boxes bring a warp's 32 blocks (rows of eight blocks,
+/// [`RawRowsWeights::EightBlockRows`]; weight rows, [`RawRowsWeights::QuadRowBlocks`]).
 pub const RING_BOX_ROWS: u32 = 4;
 /// Weight rows in a box of a ring whose lanes take rows ([`RawRowsWeights::EightBlockRuns`]): its 32.
 pub const RING_ROWS_BOX_DEPTH: u32 = 32;
@@ -85,6 +93,7 @@ pub fn raw_rows_weights(desc: &VariantDescription) -> Option<RawRowsWeights> {
         (Engine::StreamRing, RingLanes::Superblocks) if desc.ksplit == 1 => {
             Some(RawRowsWeights::EightBlockRows)
         }
+        (Engine::StreamRing, RingLanes::Superblocks) => Some(RawRowsWeights::QuadRowBlocks),
         (Engine::StreamRing, RingLanes::Rows) => Some(RawRowsWeights::EightBlockRuns),
         // A fragment ring's boxes are a super-block of a row group's 16 rows, from the call's weights map.
         (Engine::StreamRing, RingLanes::Fragments) if desc.refill == Refill::Tma => {
@@ -132,7 +141,7 @@ pub enum KernelArg {
     /// The call's tensor maps, by value ([`LaunchContract::tensor_maps`] gives their boxes).
     TensorMaps,
     /// The raw weights' map of eight blocks a row, by value: the last parameter of a ring's `raw_rows` entry point
-    /// only ([`RawRowsWeights::EightBlockRows`], [`RawRowsWeights::EightBlockRuns`]).
+    /// only ([`RawRowsWeights::is_rings`]).
     WeightsMap,
     /// The tiles a last-wave split leaves whole ([`TailSplit::whole_tiles`]).
     WholeTiles,
@@ -297,7 +306,11 @@ impl LaunchContract {
         let raw_rows_args = match raw_rows {
             None => Vec::new(),
             Some(RawRowsWeights::RowMap) => args.clone(),
-            Some(RawRowsWeights::EightBlockRows | RawRowsWeights::EightBlockRuns) => {
+            Some(
+                RawRowsWeights::EightBlockRows
+                | RawRowsWeights::EightBlockRuns
+                | RawRowsWeights::QuadRowBlocks,
+            ) => {
                 let mut with_map = args.clone();
                 with_map.push(KernelArg::WeightsMap);
                 with_map

@@ -75,7 +75,7 @@ pub(super) struct LayoutContext {
     block_piece: u32,
     /// What the layout is, in a sentence for the source.
     about: String,
-    /// The ring's blocks come by tensor copies ([`RawRowsWeights::EightBlockRows`]), not bulk copies.
+    /// The ring's blocks come by tensor copies ([`RawRowsWeights::is_rings`]), not bulk copies.
     tensor_copies: bool,
     /// After the contract's parameters: the entry point's own (the weights' map of a ring's `raw_rows` entry point),
     /// and the argument the entry point adds to its call of the body (that map, or none for the other layouts).
@@ -436,6 +436,14 @@ fn layouts(desc: &VariantDescription) -> Vec<LayoutContext> {
             "Raw GGUF blocks in rows that start 16-byte aligned (K a multiple of 2048), read as runs of eight \
              (`weights_map`): a box of a super-block of the 32 rows starts at any 2-byte element, so each block \
              lands in a slot as a padded block does.",
+            true,
+            ",\n    const __grid_constant__ TensorMap weights_map",
+            ", &weights_map",
+        )),
+        Some(RawRowsWeights::QuadRowBlocks) => layouts.push(raw_rows_layout(
+            "Raw GGUF blocks in rows that start 16-byte aligned (K a multiple of 2048), read as whole rows \
+             (`weights_map`): a box of a block of four rows starts at any 2-byte element, so each block lands in a \
+             slot as a padded block does.",
             true,
             ",\n    const __grid_constant__ TensorMap weights_map",
             ", &weights_map",

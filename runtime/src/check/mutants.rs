@@ -44,7 +44,7 @@ pub struct Mutant {
 pub const MUTANT_SHAPE: Shape = Shape::new(1000, 77, 2816);
 
 /// Every mutant the suite ships, in a stable order.
-pub const MUTANTS: [Mutant; 12] = [
+pub const MUTANTS: [Mutant; 13] = [
     Mutant {
         name: "swapped_fma_order",
         base_variant: "r41",
@@ -169,6 +169,19 @@ pub const MUTANTS: [Mutant; 12] = [
         find: "slot = warp_slots(s) + (4 * (lane % 8) + lane / 8) * SLOT_BYTES;",
         replace: "slot = warp_slots(s) + (4 * (lane / 8) + lane % 8) * SLOT_BYTES;",
         shape: MUTANT_SHAPE,
+        layout: Layout::Raw,
+    },
+    Mutant {
+        name: "split_ring_row_shifted",
+        base_variant: "ring_t1_ks4_fused",
+        what: "The K-split ring reading raw rows through the copy engine's boxes of four rows takes item i's row as \
+               the next one in its quad ((i + 1) % 4), where the box put another row's block, so three lanes in four \
+               read another row's block.",
+        find: "4 * (quad / block_superblocks) + item % 4",
+        replace: "4 * (quad / block_superblocks) + (item + 1) % 4",
+        // K a multiple of 2048, so that the copy engine reaches the rows (the shared shape's 2816 is not), and four
+        // segments a row, a split each.
+        shape: Shape::new(1000, 3, 4096),
         layout: Layout::Raw,
     },
 ];
@@ -434,7 +447,7 @@ mod tests {
             "no mutant named 'reversed': the mutants are swapped_fma_order, transposed_mma_fragment, \
              wrong_narrow_byte_offset, off_by_one_token_edge, prefolded_low_pass_skipped, \
              tma_weight_box_raw_stride, int12_cross_weight, int12_token_box_column, producer_window_behind, \
-             quotient_uncorrected, int12_ring_plane_weight, ring_box_slot_transposed"
+             quotient_uncorrected, int12_ring_plane_weight, ring_box_slot_transposed, split_ring_row_shifted"
         );
     }
 

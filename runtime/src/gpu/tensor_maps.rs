@@ -24,7 +24,7 @@ pub struct TensorMaps {
 }
 
 /// The `raw_rows` entry point's last parameter in a ring: the raw weights in runs of eight blocks (the tensor's
-/// rows of eight, or each weight row's runs), 64-byte aligned.
+/// rows of eight, or each weight row's runs) or as whole rows, 64-byte aligned.
 #[repr(C, align(64))]
 pub struct RingWeightsMap {
     map: sys::CUtensorMap,
@@ -288,6 +288,37 @@ fn eight_block_runs_spec(address: u64, m: u64, k: u64) -> MapSpec {
     }
 }
 
+/// The map of `m` rows of raw blocks of K at `address` as they are: [m][K / 256 x 105 16-bit elements], read as
+/// boxes of [`RING_BOX_ELEMENTS`] x [`RING_BOX_ROWS`] (a block and the 14 bytes after it, of four rows; past a row's
+/// end and past m the copy engine writes zeros). K is a multiple of 2048 ([`super::launch::raw_rows_reachable`]).
+fn quad_row_blocks_spec(address: u64, m: u64, k: u64) -> MapSpec {
+    let row_bytes = k / u64::from(SUPERBLOCK_K) * Layout::Raw.block_bytes() as u64;
+    MapSpec {
+        name: "raw weights",
+        data_type: CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+        address,
+        row_elements: row_bytes / 2,
+        rows: m,
+        row_bytes,
+        box_elements: RING_BOX_ELEMENTS,
+        box_rows: RING_BOX_ROWS,
+        swizzle: CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+        outer: None,
+    }
+}
+
+/// Encodes the map of `m` rows of raw blocks of K at `address` as they are (the rows 16-byte aligned:
+/// [`super::launch::raw_rows_reachable`] holds).
+pub fn encode_quad_row_blocks(
+    address: u64,
+    m: usize,
+    k: usize,
+) -> Result<RingWeightsMap, EncodeError> {
+    Ok(RingWeightsMap {
+        map: quad_row_blocks_spec(address, m as u64, k as u64).encode()?,
+    })
+}
+
 /// Encodes the map of `m` rows of raw blocks of K at `address` as runs of eight blocks (the rows 16-byte aligned:
 /// [`super::launch::raw_rows_reachable`] holds).
 pub fn encode_eight_block_runs(
@@ -521,6 +552,59 @@ mod tests {
                 let block = elements(first + lane);
                 assert_eq!(slot.start, block.start, "first {first}, lane {lane}");
                 assert!(slot.end >= block.end, "first {first}, lane {lane}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_split_rings_boxes_bring_each_lanes_block_into_the_slot_it_reads() {
+        // The map as the host encodes it: the weight rows as they are (K = 14336: 56 blocks a row, 11760 bytes, a
+        // multiple of 16), boxes of a block and 14 bytes more from four rows.
+        let (m, k) = (4096u64, 14336u64);
+        let spec = quad_row_blocks_spec(0, m, k);
+        assert_eq!(
+            (spec.row_elements, spec.row_bytes, spec.rows),
+            (5880, 11760, m)
+        );
+        assert!(spec.row_bytes.is_multiple_of(16));
+        assert_eq!((spec.box_elements, spec.box_rows), (112, 4));
+        // The kernel's side (templates/ring/split_k.cu.tera), replayed on block numbers: a block of 128 rows from
+        // row0 takes the split's run of `run` blocks from `first_block` of each row. Its items go by quads of rows:
+        // item i is block (i / 4) % run of row 4 ((i / 4) / run) + i % 4, in slot i of its stage; the warp whose
+        // items start at `first` issues box q (a quad) at element 105 (first_block + q % run) of rows row0 + 4 (q /
+        // run) .., which lands as four 112-element rows side by side from slot 4 q - first.
+        let superblocks = k / 256;
+        // The splits of 14 segments of four blocks in four (3, 4, 3, 4 segments), and a split of one segment.
+        for (first_block, run) in [(0u64, 12u64), (12, 16), (28, 12), (40, 16), (52, 4)] {
+            for row0 in [0u64, 128, m - 128] {
+                let items = 128 * run;
+                for first in (0..items).step_by(32) {
+                    let mut slots = vec![0..0; 32];
+                    for quad in first / 4..(first + 32).min(items) / 4 {
+                        let (row_quad, in_row) = (quad / run, quad % run);
+                        for r in 0..4u64 {
+                            let start = (row0 + 4 * row_quad + r) * spec.row_elements
+                                + 105 * (first_block + in_row);
+                            slots[(4 * quad - first + r) as usize] =
+                                start..start + u64::from(spec.box_elements);
+                        }
+                    }
+                    for lane in 0..(items - first).min(32) {
+                        let item = first + lane;
+                        let (row, block) = (4 * ((item / 4) / run) + item % 4, (item / 4) % run);
+                        let at = (row0 + row) * superblocks + first_block + block;
+                        let slot = &slots[lane as usize];
+                        assert_eq!(
+                            slot.start,
+                            105 * at,
+                            "split {first_block}, row0 {row0}, item {item}"
+                        );
+                        assert!(
+                            slot.end >= 105 * at + 105,
+                            "split {first_block}, item {item}"
+                        );
+                    }
+                }
             }
         }
     }

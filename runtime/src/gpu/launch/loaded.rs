@@ -32,7 +32,9 @@ pub(super) enum MatmulEntry {
 /// Whether the copy engine reaches `m x k` raw blocks at `weights` through `map`.
 fn map_reaches(map: RawRowsWeights, weights: u64, m: usize, k: usize) -> bool {
     match map {
-        RawRowsWeights::RowMap | RawRowsWeights::EightBlockRuns => raw_rows_reachable(weights, k),
+        RawRowsWeights::RowMap | RawRowsWeights::EightBlockRuns | RawRowsWeights::QuadRowBlocks => {
+            raw_rows_reachable(weights, k)
+        }
         RawRowsWeights::EightBlockRows => {
             eight_block_rows_reachable(weights, m * (k / SUPERBLOCK_K as usize))
         }
@@ -48,8 +50,9 @@ pub struct EntryPoints {
     pub raw: String,
     /// `{canonical}_padded`.
     pub padded: String,
-    /// `{canonical}_raw_rows`, for the `refill = tma` stage engines and the rings of rows (raw rows that start
-    /// 16-byte aligned) and the rings of super-blocks over all of K (a raw tensor that starts 16-byte aligned).
+    /// `{canonical}_raw_rows`, for the `refill = tma` stage engines, the fragment rings, the rings of rows and the
+    /// K-split rings of super-blocks (raw rows that start 16-byte aligned) and the rings of super-blocks over all of
+    /// K (a raw tensor that starts 16-byte aligned).
     pub raw_rows: Option<String>,
     /// `{canonical}_combine`, only when `ksplit > 1`.
     pub combine: Option<String>,

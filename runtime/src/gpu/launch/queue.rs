@@ -344,7 +344,9 @@ impl LoadedVariant {
             MatmulEntry::Padded => Some(PADDED_BLOCK_BYTES),
             MatmulEntry::RawRows(RawRowsWeights::RowMap) => Some(Layout::Raw.block_bytes() as u32),
             MatmulEntry::RawRows(
-                RawRowsWeights::EightBlockRows | RawRowsWeights::EightBlockRuns,
+                RawRowsWeights::EightBlockRows
+                | RawRowsWeights::EightBlockRuns
+                | RawRowsWeights::QuadRowBlocks,
             )
             | MatmulEntry::Raw => None,
         }
@@ -374,6 +376,9 @@ impl LoadedVariant {
             ),
             MatmulEntry::RawRows(RawRowsWeights::EightBlockRuns) => {
                 Some(tensor_maps::encode_eight_block_runs(weights_ptr, m, k).map_err(map_error)?)
+            }
+            MatmulEntry::RawRows(RawRowsWeights::QuadRowBlocks) => {
+                Some(tensor_maps::encode_quad_row_blocks(weights_ptr, m, k).map_err(map_error)?)
             }
             _ => None,
         };
