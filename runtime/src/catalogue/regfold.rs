@@ -62,6 +62,14 @@ pub const REGFOLD_64X64_KS4: VariantDescription = variant! {
     ksplit: 4, stages: 3, refill: spread, chunk_unroll: 4, archs: [sm_90],
 };
 
+/// `regfold_64x64_ks4` staged by the copy engine (`refill = tma`), so that its `raw_rows` entry point reads raw GGUF
+/// rows in place: the default on raw blocks where the padded ones get `regfold_64x64_ks4` (33-64 tokens below
+/// m = 8192 past K = 4096, K a multiple of 2048; not yet timed).
+pub const TMA_64X64_KS4: VariantDescription = variant! {
+    name: "tma_64x64_ks4", engine: mma_k32_regfold, mode: int_per32, nbj: 64, tile_n: 64, warps_m: 4, warps_n: 1,
+    ksplit: 4, stages: 3, refill: tma, chunk_unroll: 4, archs: [sm_90],
+};
+
 /// 32 tokens a block, K split in two (decode log 9): the default at n = 65..96 below m = 8192 from K = 4097
 /// (`tma_64x64_b2` at shorter K since decode log 29).
 pub const REGFOLD_64X32_KS2: VariantDescription = variant! {
