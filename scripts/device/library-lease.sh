@@ -287,8 +287,8 @@ proof)  # one call for the raw-blocks work when machines are scarce: the new raw
     gpu
     ggml_build_in_background
     parity_raw 50 $RAW_RINGS -- $RAW_RING_SHAPES
-    parity_raw 50 wgmma_i12_128x64_producer wgmma_i12_128x96_tail_producer tma_64x64_ks4 -- 129,300,2048 1000,77,2816 \
-        4096,512,4096 333,40,6144
+    parity_raw 50 wgmma_i12_128x64_producer wgmma_i12_128x96_tail_producer tma_64x64_ks4 tma_64x32_ks2 -- \
+        129,300,2048 1000,77,2816 4096,512,4096 333,40,6144 333,80,6144
     api_tests 190
     gguf_parity 40
     bench_layouts 85 --no-cublas --repeats 10 -- $NINE $(for n in 1 2 4 8 16 32 64 128 256; do

@@ -76,3 +76,11 @@ pub const REGFOLD_64X32_KS2: VariantDescription = variant! {
     name: "regfold_64x32_ks2", engine: mma_k32_regfold, mode: int_per32, nbj: 64, tile_n: 32, warps_m: 4, warps_n: 1,
     ksplit: 2, stages: 3, refill: spread, archs: [sm_90],
 };
+
+/// `regfold_64x32_ks2` staged by the copy engine (`refill = tma`), so that its `raw_rows` entry point reads raw GGUF
+/// rows in place: the default on raw blocks where the padded ones get `regfold_64x32_ks2` (65-96 tokens below
+/// m = 8192 past K = 4096, K a multiple of 2048; not yet timed).
+pub const TMA_64X32_KS2: VariantDescription = variant! {
+    name: "tma_64x32_ks2", engine: mma_k32_regfold, mode: int_per32, nbj: 64, tile_n: 32, warps_m: 4, warps_n: 1,
+    ksplit: 2, stages: 3, refill: tma, archs: [sm_90],
+};
