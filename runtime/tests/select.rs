@@ -1066,3 +1066,51 @@ fn an_unknown_layout_is_refused() {
          both)"
     );
 }
+
+/// Raw blocks at an address the copy engine cannot reach (a view that starts 2 bytes into a buffer) get the rules
+/// written for 16-bit reads, not a variant that would fall back to copying them 16 bits at a time; at an aligned
+/// address the selection is `select`'s.
+#[test]
+fn raw_blocks_the_copy_engine_cannot_reach_skip_the_tensor_copy_picks() {
+    use mmqgen::codegen::launch::raw_rows_weights;
+    let all = catalogue::all();
+    let config = Config::embedded(&all).unwrap();
+    let pick = |address: u64, m: u64, n: u64, k: u64| {
+        config
+            .select_raw_at(Arch::Sm90, address, m, n, k)
+            .unwrap()
+            .variant
+            .name
+            .to_string()
+    };
+    for (m, n, k, unaligned_pick) in [
+        (4096, 1, 4096, "stream_t1"),
+        (4096, 2, 4096, "stream_t2"),
+        (14336, 8, 4096, "stream_t4"),
+        (4096, 512, 4096, "llamacpp"),
+        (14336, 4096, 4096, "llamacpp"),
+    ] {
+        let aligned = config
+            .select(Arch::Sm90, Layout::Raw, m, n, k)
+            .unwrap()
+            .variant
+            .name
+            .to_string();
+        assert_eq!(pick(0x7f00_0000_0100, m, n, k), aligned, "{m}x{n}x{k}");
+        let unaligned = pick(0x7f00_0000_0102, m, n, k);
+        assert_eq!(unaligned, unaligned_pick, "{m}x{n}x{k}");
+        let desc = all.iter().find(|d| d.name == unaligned).unwrap();
+        assert!(
+            raw_rows_weights(desc).is_none(),
+            "{unaligned} reads raw blocks by tensor copies"
+        );
+    }
+    // The shapes the API test runs on a view two bytes into a buffer (runtime/tests/api_default_rules.rs).
+    for (m, k) in [(333, 2816), (4097, 4352), (1000, 11008), (256, 4096)] {
+        for n in [1, 2, 3, 4, 8, 16, 33, 64, 129] {
+            let name = pick(0x7f00_0000_0102, m, n, k);
+            let desc = all.iter().find(|d| d.name == name).unwrap();
+            assert!(raw_rows_weights(desc).is_none(), "{m}x{n}x{k}: {name}");
+        }
+    }
+}

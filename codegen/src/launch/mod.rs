@@ -66,6 +66,23 @@ pub enum RawRowsWeights {
 }
 
 impl RawRowsWeights {
+    /// Whether the copy engine reaches `m x k` raw blocks at `address` through this map: a map's base must be 16-byte
+    /// aligned and its row stride a multiple of 16 bytes (raw rows: K a multiple of 2048, eight 210-byte blocks;
+    /// rows of eight blocks: the tensor's blocks a multiple of eight, any K).
+    pub fn reaches(self, address: u64, m: u64, k: u64) -> bool {
+        let blocks_per_row = k / u64::from(crate::SUPERBLOCK_K);
+        address.is_multiple_of(16)
+            && match self {
+                RawRowsWeights::RowMap
+                | RawRowsWeights::EightBlockRuns
+                | RawRowsWeights::QuadRowBlocks => (blocks_per_row * 210).is_multiple_of(16),
+                RawRowsWeights::EightBlockRows => {
+                    let blocks = m * blocks_per_row;
+                    blocks > 0 && blocks.is_multiple_of(8)
+                }
+            }
+    }
+
     /// A ring's map: the entry point's own parameter, read by tensor copies in place of the ring's bulk copies.
     pub fn is_rings(self) -> bool {
         matches!(

@@ -83,8 +83,9 @@ pub enum MmqError {
 /// Selections remembered per shape before the memo is cleared (engines call a few hundred distinct shapes).
 const MAX_REMEMBERED_PICKS: usize = 4096;
 
-/// A call's shape as the selection sees it: the weights' layout, m, n and K.
-type CallShape = (Layout, usize, usize, usize);
+/// A call's shape as the selection sees it: the weights' layout, m, n and K, and whether their base is 16-byte
+/// aligned (`Config::select_raw_at`).
+type CallShape = (Layout, usize, usize, usize, bool);
 
 /// A stream's workspace and the ones it outgrew (kept alive: a captured graph may still use them).
 struct StreamWorkspace {
@@ -404,24 +405,33 @@ impl Mmq {
         Ok(variant)
     }
 
-    /// The loaded variant the config picks for this shape, remembered per shape.
-    fn pick(
-        &self,
-        layout: Layout,
-        m: usize,
-        n: usize,
-        k: usize,
-    ) -> Result<Arc<LoadedVariant>, MmqError> {
-        if let Some(variant) = lock(&self.picks).get(&(layout, m, n, k)) {
+    /// The loaded variant the config picks for this shape of `weights`, remembered per shape: on raw blocks whose
+    /// base is not 16-byte aligned, past the rules whose variants would read them by tensor copies
+    /// ([`crate::select::Config::select_raw_at`]).
+    fn pick(&self, weights: &RegisteredWeights, n: usize) -> Result<Arc<LoadedVariant>, MmqError> {
+        let (layout, m, k) = (weights.layout(), weights.m(), weights.k());
+        let unaligned = weights
+            .borrowed_address()
+            .filter(|address| !address.is_multiple_of(16));
+        // Every base that is not 16-byte aligned reaches the same maps (none), so one pick serves them all.
+        let key = (layout, m, n, k, unaligned.is_none());
+        if let Some(variant) = lock(&self.picks).get(&key) {
             return Ok(variant.clone());
         }
-        let desc = self.select(layout, m, n, k)?;
+        let desc = match (layout, unaligned) {
+            (Layout::Raw, Some(address)) => self
+                .config
+                .select_raw_at(self.arch, address, m as u64, n as u64, k as u64)?
+                .variant
+                .clone(),
+            _ => self.select(layout, m, n, k)?,
+        };
         let variant = self.loaded(&desc)?;
         let mut picks = lock(&self.picks);
         if picks.len() >= MAX_REMEMBERED_PICKS {
             picks.clear();
         }
-        picks.insert((layout, m, n, k), variant.clone());
+        picks.insert(key, variant.clone());
         Ok(variant)
     }
 
@@ -653,7 +663,7 @@ impl Q6kMatrix<'_> {
     ) -> Result<Arc<LoadedVariant>, MmqError> {
         let (m, k) = (self.m(), self.k());
         check_shape(m, n, k)?;
-        let variant = self.mmq.pick(self.weights.layout(), m, n, k)?;
+        let variant = self.mmq.pick(&self.weights, n)?;
         let workspace = self.mmq.workspace(stream, &variant, m, n, k)?;
         let mut workspace = lock(&workspace);
         variant.matmul_ref(&self.weights, x, out, n, stream, &mut workspace)?;

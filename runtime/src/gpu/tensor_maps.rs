@@ -9,7 +9,7 @@ use cudarc::driver::sys::{
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
 use mmqgen_codegen::launch::{
-    Swizzle, TensorMapBoxes, RING_BOX_ELEMENTS, RING_BOX_ROWS, RING_ROWS_BOX_DEPTH,
+    RawRowsWeights, Swizzle, TensorMapBoxes, RING_BOX_ELEMENTS, RING_BOX_ROWS, RING_ROWS_BOX_DEPTH,
 };
 use mmqgen_codegen::SUPERBLOCK_K;
 
@@ -335,7 +335,7 @@ pub fn encode_eight_block_runs(
 /// 16-byte aligned (a map's base must be) and the blocks a multiple of eight (whole rows; a block past them would
 /// be out of the map's reach); K may be any.
 pub fn eight_block_rows_reachable(address: u64, blocks: usize) -> bool {
-    address.is_multiple_of(16) && (blocks as u64).is_multiple_of(BLOCKS_PER_MAP_ROW) && blocks > 0
+    RawRowsWeights::EightBlockRows.reaches(address, blocks as u64, u64::from(SUPERBLOCK_K))
 }
 
 /// Encodes the map of `blocks` raw blocks at `address` as rows of eight ([`eight_block_rows_reachable`] holds).

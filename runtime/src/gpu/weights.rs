@@ -426,6 +426,15 @@ impl RegisteredWeights {
         matches!(self.bytes, LayoutBytes::Borrowed(_))
     }
 
+    /// The device address of borrowed bytes (an engine's, where it put them), or none for mmqgen's own copy (whose
+    /// base is always 256-byte aligned).
+    pub fn borrowed_address(&self) -> Option<u64> {
+        match &self.bytes {
+            LayoutBytes::Owned(_) => None,
+            LayoutBytes::Borrowed(weights) => Some(weights.addr()),
+        }
+    }
+
     /// The context the weights live in.
     pub fn context(&self) -> &Arc<CudaContext> {
         self.stream.context()

@@ -212,9 +212,43 @@ impl Config {
         n: u64,
         k: u64,
     ) -> Result<Selection<'_>, SelectError> {
+        self.select_first(arch, layout, m, n, k, |_| true)
+    }
+
+    /// The first rule that takes the shape for raw weights at `address`, passing over the rules whose variant reads
+    /// raw blocks by tensor copies (its `raw_rows` entry point) where the copy engine cannot reach them from there
+    /// (a base that is not 16-byte aligned: a view into a tensor, say; docs/KERNELS.md): such a variant would copy
+    /// them 16 bits at a time, which the streaming engines and `llamacpp` of the later rules do faster (docs/PERF.md).
+    /// Without a later rule that takes the shape, the first one.
+    pub fn select_raw_at(
+        &self,
+        arch: Arch,
+        address: u64,
+        m: u64,
+        n: u64,
+        k: u64,
+    ) -> Result<Selection<'_>, SelectError> {
+        let reached = |desc: &VariantDescription| {
+            crate::codegen::launch::raw_rows_weights(desc)
+                .is_none_or(|map| map.reaches(address, m, k))
+        };
+        self.select_first(arch, Layout::Raw, m, n, k, |r| reached(&r.variant))
+            .or_else(|_| self.select(arch, Layout::Raw, m, n, k))
+    }
+
+    /// The first rule that takes the shape and passes `keep`.
+    fn select_first(
+        &self,
+        arch: Arch,
+        layout: Layout,
+        m: u64,
+        n: u64,
+        k: u64,
+        keep: impl Fn(&Rule) -> bool,
+    ) -> Result<Selection<'_>, SelectError> {
         self.rules
             .iter()
-            .find(|r| r.matches(arch, layout, m, n, k))
+            .find(|r| r.matches(arch, layout, m, n, k) && keep(r))
             .map(|r| Selection {
                 variant: &r.variant,
                 rule_index: r.index,

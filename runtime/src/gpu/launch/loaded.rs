@@ -10,13 +10,11 @@ use cudarc::driver::sys::CUfunction_attribute_enum;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use mmqgen_codegen::launch::{KernelNames, LaunchContract, RawRowsWeights, SharedMemory};
-use mmqgen_codegen::{canonical_name, VariantDescription, SUPERBLOCK_K};
+use mmqgen_codegen::{canonical_name, VariantDescription};
 
 use super::error::LaunchError;
 use super::geometry::COMBINE_THREADS;
-use super::shape::raw_rows_reachable;
 use crate::gpu::device::{guard, DeviceError, Gpu};
-use crate::gpu::tensor_maps::eight_block_rows_reachable;
 use crate::gpu::weights::Layout;
 
 /// Which matmul entry point a call takes ([`LoadedVariant::matmul_kernel`]).
@@ -27,18 +25,6 @@ pub(super) enum MatmulEntry {
     Padded,
     /// Raw blocks the copy engine brings, through the map the entry point reads them by.
     RawRows(RawRowsWeights),
-}
-
-/// Whether the copy engine reaches `m x k` raw blocks at `weights` through `map`.
-fn map_reaches(map: RawRowsWeights, weights: u64, m: usize, k: usize) -> bool {
-    match map {
-        RawRowsWeights::RowMap | RawRowsWeights::EightBlockRuns | RawRowsWeights::QuadRowBlocks => {
-            raw_rows_reachable(weights, k)
-        }
-        RawRowsWeights::EightBlockRows => {
-            eight_block_rows_reachable(weights, m * (k / SUPERBLOCK_K as usize))
-        }
-    }
 }
 
 /// The entry-point names docs/KERNELS.md gives a variant's module.
@@ -438,7 +424,9 @@ impl LoadedVariant {
     ) -> (&Kernel, MatmulEntry) {
         match (layout, &self.raw_rows, self.contract.raw_rows) {
             (Layout::Padded, _, _) => (&self.padded, MatmulEntry::Padded),
-            (Layout::Raw, Some(raw_rows), Some(map)) if map_reaches(map, weights, m, k) => {
+            (Layout::Raw, Some(raw_rows), Some(map))
+                if map.reaches(weights, m as u64, k as u64) =>
+            {
                 (raw_rows, MatmulEntry::RawRows(map))
             }
             (Layout::Raw, _, _) => (&self.raw, MatmulEntry::Raw),

@@ -1,11 +1,10 @@
 //! The checks every call passes before anything is queued: a matmul's shape, and that each buffer holds what the
 //! shape needs.
 
-use mmqgen_codegen::SUPERBLOCK_K;
+use mmqgen_codegen::launch::RawRowsWeights;
 
 use super::error::ShapeError;
 use crate::gpu::buffer::DeviceRef;
-use crate::gpu::weights::Layout;
 
 pub use mmqgen_codegen::launch::{segment_count, SEGMENT_K};
 
@@ -92,8 +91,7 @@ pub(crate) fn check_out(len: usize, m: usize, n: usize) -> Result<(), ShapeError
 /// Whether the copy engine can read raw rows of K at `weights`: the matrix 16-byte aligned and each row a multiple
 /// of 16 bytes long (K a multiple of 2048: eight 210-byte blocks), as a tensor map's address and row stride must be.
 pub fn raw_rows_reachable(weights: u64, k: usize) -> bool {
-    weights.is_multiple_of(16)
-        && (k / SUPERBLOCK_K as usize * Layout::Raw.block_bytes()).is_multiple_of(16)
+    RawRowsWeights::RowMap.reaches(weights, 1, k as u64)
 }
 
 #[cfg(test)]
