@@ -17,6 +17,10 @@
 #   bash scripts/device/library-lease.sh proof     # when machines are scarce: the raw entry points' parity, the API
 #                                                  # test, the GGUF tensor, the picks per layout, llama.cpp beside
 #   bash scripts/device/library-lease.sh short     # when little device time is left: API tests, parity, bench
+#
+# Each step writes its own files under $OUT; where a lease returns only a few files, point OUT elsewhere and pack it:
+#   O=$OUT; OUT=/tmp/o DEADLINE=560 bash scripts/device/library-lease.sh proof > /tmp/o.log 2>&1
+#   tar -C /tmp/o -czf $O/proof.tgz . /tmp/o.log
 set -u
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
