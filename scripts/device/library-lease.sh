@@ -15,7 +15,7 @@
 #   bash scripts/device/library-lease.sh targets   # the picks per layout at every shape of issue 51's targets,
 #                                                  # llama.cpp's times at the nine prefill shapes beside
 #   bash scripts/device/library-lease.sh proof     # when machines are scarce: the raw entry points' parity, the API
-#                                                  # test, the GGUF tensor, the picks per layout, llama.cpp beside
+#                                                  # test, the GGUF tensor, the picks per layout, memcheck
 #   bash scripts/device/library-lease.sh short     # when little device time is left: API tests, parity, bench
 #
 # Each step writes its own files under $OUT; where a lease returns only a few files, point OUT elsewhere and pack it:
@@ -287,18 +287,16 @@ targets)  # issue 51's measured targets: the picks per layout at the nine prefil
     ggml_perf_and_memory 150 $NINE
     ;;
 proof)  # one call for the raw-blocks work when machines are scarce: the new raw entry points' parity first, every
-         # default rule through the API, the GGUF tensor, the picks per layout at the targets' shapes, llama.cpp beside
+         # default rule through the API, the GGUF tensor, the picks per layout at the targets' shapes, memcheck
+         # (llama.cpp's times beside them: `targets`)
     gpu
-    ggml_build_in_background
-    parity_raw 50 $RAW_RINGS -- $RAW_RING_SHAPES
-    parity_raw 50 wgmma_i12_128x64_producer wgmma_i12_128x96_tail_producer tma_64x64_ks4 tma_64x32_ks2 -- \
+    parity_raw 90 $RAW_RINGS -- $RAW_RING_SHAPES
+    parity_raw 60 wgmma_i12_128x64_producer wgmma_i12_128x96_tail_producer tma_64x64_ks4 tma_64x32_ks2 -- \
         129,300,2048 1000,77,2816 4096,512,4096 333,40,6144 333,80,6144
-    api_tests 190
+    api_tests 180
     gguf_parity 40
     bench_layouts 85 --no-cublas --repeats 10 -- $NINE $(for n in 1 2 4 8 16 32 64 128 256; do
         printf '4096,%s,4096 14336,%s,4096 4096,%s,14336 ' $n $n $n; done)
-    ggml_wait
-    ggml_perf_and_memory 60 $NINE
     sanitizers memcheck
     ;;
 short)  # the proofs first (each a few compiles), then the API test (every default pick), then timings
