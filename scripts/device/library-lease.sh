@@ -146,7 +146,8 @@ bench_raw_contestants() {  # SECONDS_LIMIT
     limit=$(within "$1") || return 0
     step "bench: raw decode, the rings and widened engines by tensor copies against the 16-bit streaming engines"
     timeout "$limit" "$D/mmqgen" bench --no-cublas --layout raw --variant ring_t1_fused --variant ring_t1_tall_fused \
-        --variant ring_t1 --variant ring_t1_ks4_fused --variant stream_t1 --variant ring_t2_fused --variant stream_t2 --variant ring_t4_fused \
+        --variant ring_t1 --variant ring_t1_ks4_fused --variant stream_t1 --variant ring_t2_fused --variant stream_t2 \
+        --variant ring_t4_fused \
         --variant ring_t4 --variant stream_t4_wide --variant ring_mma_32x8_k4 --variant ring_mma_128x8 \
         --variant widen_128x16_ks4 --variant widen_128x16 \
         --variant stream_t4 --shape 4096,1,4096 --shape 14336,1,4096 --shape 4096,1,14336 --shape 4096,2,4096 \

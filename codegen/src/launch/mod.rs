@@ -43,8 +43,9 @@ pub struct KernelNames {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RawRowsWeights {
     /// The weights' map of the call's [`KernelArg::TensorMaps`], row by row: the stage engines (`refill = tma`)
-    /// and the rings whose warps run fragments ([`RingLanes::Fragments`]), whose boxes take a block of several rows. A map's row stride must be a multiple of 16 bytes, so K is a
-    /// multiple of 2048 (eight blocks), and the base 16-byte aligned.
+    /// and the rings whose warps run fragments ([`RingLanes::Fragments`]), whose boxes take a block of several
+    /// rows. A map's row stride must be a multiple of 16 bytes, so K is a multiple of 2048 (eight blocks), and the
+    /// base 16-byte aligned.
     RowMap,
     /// A map of the whole tensor as rows of eight blocks (1680 bytes, a multiple of 16), the entry point's own last
     /// parameter ([`KernelArg::WeightsMap`]): the rings of super-blocks over all of K ([`RingLanes::Superblocks`],
@@ -75,7 +76,9 @@ impl RawRowsWeights {
             && match self {
                 RawRowsWeights::RowMap
                 | RawRowsWeights::EightBlockRuns
-                | RawRowsWeights::QuadRowBlocks => (blocks_per_row * 210).is_multiple_of(16),
+                | RawRowsWeights::QuadRowBlocks => {
+                    (blocks_per_row * mmqgen_formats::q6k::BLOCK_BYTES as u64).is_multiple_of(16)
+                }
                 RawRowsWeights::EightBlockRows => {
                     let blocks = m * blocks_per_row;
                     blocks > 0 && blocks.is_multiple_of(8)
@@ -157,8 +160,8 @@ pub enum KernelArg {
     K,
     /// The call's tensor maps, by value ([`LaunchContract::tensor_maps`] gives their boxes).
     TensorMaps,
-    /// The raw weights' map of eight blocks a row, by value: the last parameter of a ring's `raw_rows` entry point
-    /// only ([`RawRowsWeights::is_rings`]).
+    /// The raw weights' own map, by value: the last parameter of a ring's `raw_rows` entry point only
+    /// ([`RawRowsWeights::is_rings`]).
     WeightsMap,
     /// The tiles a last-wave split leaves whole ([`TailSplit::whole_tiles`]).
     WholeTiles,
