@@ -354,3 +354,39 @@ fn check_writes_each_modules_sass_for_diffing() {
     let refused = mmqgen(&["check", "--no-sass", "--sass-dir", dir.to_str().unwrap()]);
     assert!(!refused.status.success());
 }
+
+/// `explain --address` shows what the library picks for raw weights at that address: a view two bytes into a buffer
+/// passes over the rings, whose tensor copies cannot reach it, saying so; an aligned one gets `select`'s pick; bad
+/// input is one sentence.
+#[test]
+fn explain_shows_the_pick_for_raw_weights_at_an_address() {
+    let shape = [
+        "explain", "--arch", "sm_90", "--m", "4096", "--n", "1", "--k", "4096",
+    ];
+    let at = |extra: &[&str]| mmqgen(&[&shape[..], extra].concat());
+    let view = at(&["--layout", "raw", "--address", "0x7f0000000102", "--all"]);
+    assert!(view.status.success(), "{}", stderr(&view));
+    let text = stdout(&view);
+    assert!(text.contains("variant stream_t1 "), "{text}");
+    assert!(
+        text.contains(
+            "ring_t1_fused reads raw blocks by tensor copies, which do not reach them at 0x7f0000000102"
+        ),
+        "{text}"
+    );
+    let aligned = stdout(&at(&["--layout", "raw", "--address", "139637976727808"]));
+    assert!(aligned.contains("variant ring_t1_fused "), "{aligned}");
+    let padded = at(&["--address", "0x10"]);
+    assert!(!padded.status.success());
+    assert!(
+        stderr(&padded).contains("--address applies to raw weights"),
+        "{}",
+        stderr(&padded)
+    );
+    let bad = at(&["--layout", "raw", "--address", "0xzz"]);
+    assert!(!bad.status.success());
+    assert_eq!(
+        stderr(&bad).trim(),
+        "mmqgen: --address '0xzz' is not an address: give a 64-bit device address in hex (0x7f0000000102) or decimal"
+    );
+}

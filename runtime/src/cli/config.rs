@@ -42,6 +42,11 @@ pub struct ExplainArgs {
     /// The layout the weights are registered in (rules may name one).
     #[arg(long, value_enum, default_value_t = LayoutArg::Padded)]
     layout: LayoutArg,
+    /// The device address raw weights start at (0x-prefixed hex or decimal), as the library picks for them: where
+    /// it is not 16-byte aligned (a view into a buffer), the rules whose variant reads raw blocks by tensor copies
+    /// are passed over. Only with --layout raw.
+    #[arg(long)]
+    address: Option<String>,
     /// The selection config (default: the embedded one).
     #[arg(long)]
     config: Option<PathBuf>,
@@ -152,16 +157,32 @@ pub fn run_explain(args: &ExplainArgs, all: &[VariantDescription]) -> Result<Exi
             args.m, args.n, args.k
         )
     })?;
+    let layout: Layout = args.layout.into();
+    let address = match (&args.address, layout) {
+        (None, _) => None,
+        (Some(text), Layout::Raw) => Some(parse_address(text)?),
+        (Some(_), Layout::Padded) => return Err(
+            "--address applies to raw weights, which the library reads where an engine put them: \
+                        give --layout raw with it (padded weights are mmqgen's own aligned copy)"
+                .into(),
+        ),
+    };
     let (config, source) = load(args.config.as_deref(), all)?;
     println!("config: {source}");
-    let layout = args.layout.into();
-    let explanation = config.explain(arch, layout, args.m, args.n, args.k);
+    let explanation = match address {
+        Some(address) => config.explain_raw_at(arch, address, args.m, args.n, args.k),
+        None => config.explain(arch, layout, args.m, args.n, args.k),
+    };
     if args.all {
         print!("{explanation}");
     } else {
         print!("{}", explanation.winner());
     }
-    let Ok(chosen) = config.select(arch, layout, args.m, args.n, args.k) else {
+    let chosen = match address {
+        Some(address) => config.select_raw_at(arch, address, args.m, args.n, args.k),
+        None => config.select(arch, layout, args.m, args.n, args.k),
+    };
+    let Ok(chosen) = chosen else {
         // One sentence, not every rule's summary (a large config's would fill the screen): --all has them.
         return Err(format!(
             "no rule of {source} matches {arch} with {layout} weights, m = {}, n = {}, k = {}{}",
@@ -179,6 +200,21 @@ pub fn run_explain(args: &ExplainArgs, all: &[VariantDescription]) -> Result<Exi
     println!("{}", footprint_line(chosen.variant, layout, args.m, args.k));
     println!("{}", accuracy_line(chosen.variant.mode));
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--address`: 0x-prefixed hex or decimal, or one sentence.
+fn parse_address(text: &str) -> Result<u64, CliError> {
+    let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    };
+    parsed.map_err(|_| {
+        format!(
+            "--address '{}' is not an address: give a 64-bit device address in hex (0x7f0000000102) or decimal",
+            shown(text)
+        )
+        .into()
+    })
 }
 
 /// One line on the error the chosen variant's mode adds on the activation side (docs/DESIGN.md D13), measured here by

@@ -98,12 +98,39 @@ impl fmt::Display for Explanation {
 impl Config {
     /// Every rule's verdict on the shape, and the winner.
     pub fn explain(&self, arch: Arch, layout: Layout, m: u64, n: u64, k: u64) -> Explanation {
+        self.explain_where(arch, layout, m, n, k, |_| None)
+    }
+
+    /// [`Config::explain`] for raw weights at `address`, as [`Config::select_raw_at`] picks: a rule whose variant
+    /// reads raw blocks by tensor copies that cannot reach them from there is passed over, saying so.
+    pub fn explain_raw_at(&self, arch: Arch, address: u64, m: u64, n: u64, k: u64) -> Explanation {
+        self.explain_where(arch, Layout::Raw, m, n, k, |r| {
+            (!super::tensor_copies_reach(&r.variant, address, m, k)).then(|| {
+                format!(
+                    "{} reads raw blocks by tensor copies, which do not reach them at {address:#x}",
+                    r.variant.name
+                )
+            })
+        })
+    }
+
+    /// Every rule's verdict, with `passed_over`'s reason (if any) added to a rule's mismatches.
+    fn explain_where(
+        &self,
+        arch: Arch,
+        layout: Layout,
+        m: u64,
+        n: u64,
+        k: u64,
+        passed_over: impl Fn(&Rule) -> Option<String>,
+    ) -> Explanation {
         let mut chosen = None;
         let rules = self
             .rules
             .iter()
             .map(|r| {
-                let reasons = r.mismatches(arch, layout, m, n, k);
+                let mut reasons = r.mismatches(arch, layout, m, n, k);
+                reasons.extend(passed_over(r));
                 let verdict = match chosen {
                     _ if !reasons.is_empty() => Verdict::Rejected { reasons },
                     Some(winner) => Verdict::Shadowed {

@@ -228,12 +228,10 @@ impl Config {
         n: u64,
         k: u64,
     ) -> Result<Selection<'_>, SelectError> {
-        let reached = |desc: &VariantDescription| {
-            crate::codegen::launch::raw_rows_weights(desc)
-                .is_none_or(|map| map.reaches(address, m, k))
-        };
-        self.select_first(arch, Layout::Raw, m, n, k, |r| reached(&r.variant))
-            .or_else(|_| self.select(arch, Layout::Raw, m, n, k))
+        self.select_first(arch, Layout::Raw, m, n, k, |r| {
+            tensor_copies_reach(&r.variant, address, m, k)
+        })
+        .or_else(|_| self.select(arch, Layout::Raw, m, n, k))
     }
 
     /// The first rule that takes the shape and passes `keep`.
@@ -272,4 +270,10 @@ impl Config {
                 },
             })
     }
+}
+
+/// Whether `desc` reads `m x k` raw blocks at `address` without tensor copies that cannot reach them: it has no
+/// `raw_rows` entry point, or its map reaches them there ([`Config::select_raw_at`]).
+fn tensor_copies_reach(desc: &VariantDescription, address: u64, m: u64, k: u64) -> bool {
+    crate::codegen::launch::raw_rows_weights(desc).is_none_or(|map| map.reaches(address, m, k))
 }
