@@ -409,6 +409,28 @@ impl LaunchContract {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_map_reaches_raw_blocks_from_a_16_byte_aligned_base() {
+        let rows_of_eight = RawRowsWeights::EightBlockRows;
+        assert!(rows_of_eight.reaches(0x7f00_0000_0080, 4096, 4096));
+        // ggml's views and odd tensors: the kernel copies those blocks itself.
+        assert!(!rows_of_eight.reaches(0x7f00_0000_0082, 4096, 4096));
+        assert!(!rows_of_eight.reaches(0x7f00_0000_0080, 4095, 11008));
+        assert!(!rows_of_eight.reaches(0x7f00_0000_0080, 0, 4096));
+        // K need not be a multiple of 2048 (43 blocks a row, K = 11008), where the rows of eight do.
+        assert!(rows_of_eight.reaches(0x7f00_0000_0080, 4096, 11008));
+        // A map of rows needs rows a multiple of 16 bytes (K a multiple of 2048) and the base aligned.
+        for map in [
+            RawRowsWeights::RowMap,
+            RawRowsWeights::EightBlockRuns,
+            RawRowsWeights::QuadRowBlocks,
+        ] {
+            assert!(map.reaches(0x7f00_0000_0080, 333, 4096), "{map:?}");
+            assert!(!map.reaches(0x7f00_0000_0082, 333, 4096), "{map:?}");
+            assert!(!map.reaches(0x7f00_0000_0080, 333, 11008), "{map:?}");
+        }
+    }
+
     /// A small mma tile: 64 rows, 32 tokens, 2 x 2 warps (also the schedule's tests').
     pub(super) fn desc() -> VariantDescription {
         VariantDescription {

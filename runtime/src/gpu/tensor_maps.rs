@@ -9,7 +9,7 @@ use cudarc::driver::sys::{
     CUtensorMapL2promotion, CUtensorMapSwizzle,
 };
 use mmqgen_codegen::launch::{
-    RawRowsWeights, Swizzle, TensorMapBoxes, RING_BOX_ELEMENTS, RING_BOX_ROWS, RING_ROWS_BOX_DEPTH,
+    Swizzle, TensorMapBoxes, RING_BOX_ELEMENTS, RING_BOX_ROWS, RING_ROWS_BOX_DEPTH,
 };
 use mmqgen_codegen::SUPERBLOCK_K;
 
@@ -266,7 +266,8 @@ fn eight_block_rows_spec(address: u64, blocks: u64) -> MapSpec {
 
 /// The map of `m` rows of raw blocks of K at `address` as each row's runs of eight blocks: [m][K / 2048][840 16-bit
 /// elements], read as boxes of [`RING_BOX_ELEMENTS`] x 1 x [`RING_ROWS_BOX_DEPTH`] (a block and the 14 bytes after
-/// it, of 32 rows; rows past m come as zeros). K is a multiple of 2048 ([`super::launch::raw_rows_reachable`]).
+/// it, of 32 rows; rows past m come as zeros). K is a multiple of 2048
+/// ([`mmqgen_codegen::launch::RawRowsWeights::reaches`]).
 fn eight_block_runs_spec(address: u64, m: u64, k: u64) -> MapSpec {
     let run_bytes = BLOCKS_PER_MAP_ROW * Layout::Raw.block_bytes() as u64;
     let superblocks = k / u64::from(SUPERBLOCK_K);
@@ -290,7 +291,8 @@ fn eight_block_runs_spec(address: u64, m: u64, k: u64) -> MapSpec {
 
 /// The map of `m` rows of raw blocks of K at `address` as they are: [m][K / 256 x 105 16-bit elements], read as
 /// boxes of [`RING_BOX_ELEMENTS`] x [`RING_BOX_ROWS`] (a block and the 14 bytes after it, of four rows; past a row's
-/// end and past m the copy engine writes zeros). K is a multiple of 2048 ([`super::launch::raw_rows_reachable`]).
+/// end and past m the copy engine writes zeros). K is a multiple of 2048
+/// ([`mmqgen_codegen::launch::RawRowsWeights::reaches`]).
 fn quad_row_blocks_spec(address: u64, m: u64, k: u64) -> MapSpec {
     let row_bytes = k / u64::from(SUPERBLOCK_K) * Layout::Raw.block_bytes() as u64;
     MapSpec {
@@ -308,7 +310,7 @@ fn quad_row_blocks_spec(address: u64, m: u64, k: u64) -> MapSpec {
 }
 
 /// Encodes the map of `m` rows of raw blocks of K at `address` as they are (the rows 16-byte aligned:
-/// [`super::launch::raw_rows_reachable`] holds).
+/// [`mmqgen_codegen::launch::RawRowsWeights::reaches`] holds).
 pub fn encode_quad_row_blocks(
     address: u64,
     m: usize,
@@ -320,7 +322,7 @@ pub fn encode_quad_row_blocks(
 }
 
 /// Encodes the map of `m` rows of raw blocks of K at `address` as runs of eight blocks (the rows 16-byte aligned:
-/// [`super::launch::raw_rows_reachable`] holds).
+/// [`mmqgen_codegen::launch::RawRowsWeights::reaches`] holds).
 pub fn encode_eight_block_runs(
     address: u64,
     m: usize,
@@ -331,14 +333,8 @@ pub fn encode_eight_block_runs(
     })
 }
 
-/// Whether a ring's `raw_rows` entry point reaches `blocks` raw blocks at `address` as rows of eight: the address
-/// 16-byte aligned (a map's base must be) and the blocks a multiple of eight (whole rows; a block past them would
-/// be out of the map's reach); K may be any.
-pub fn eight_block_rows_reachable(address: u64, blocks: usize) -> bool {
-    RawRowsWeights::EightBlockRows.reaches(address, blocks as u64, u64::from(SUPERBLOCK_K))
-}
-
-/// Encodes the map of `blocks` raw blocks at `address` as rows of eight ([`eight_block_rows_reachable`] holds).
+/// Encodes the map of `blocks` raw blocks at `address` as rows of eight
+/// ([`mmqgen_codegen::launch::RawRowsWeights::reaches`] holds).
 pub fn encode_eight_block_rows(address: u64, blocks: usize) -> Result<RingWeightsMap, EncodeError> {
     Ok(RingWeightsMap {
         map: eight_block_rows_spec(address, blocks as u64).encode()?,
@@ -607,17 +603,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn a_ring_reaches_raw_blocks_from_a_16_byte_aligned_base_in_whole_rows_of_eight() {
-        assert!(eight_block_rows_reachable(0x7f00_0000_0080, 4096 * 16));
-        // ggml's views and odd tensors: the kernel copies those blocks itself.
-        assert!(!eight_block_rows_reachable(0x7f00_0000_0082, 4096 * 16));
-        assert!(!eight_block_rows_reachable(0x7f00_0000_0080, 4095 * 43));
-        assert!(!eight_block_rows_reachable(0x7f00_0000_0080, 0));
-        // K need not be a multiple of 2048 (43 blocks a row, K = 11008), where the rows of eight do.
-        assert!(eight_block_rows_reachable(0x7f00_0000_0080, 4096 * 43));
     }
 
     #[test]

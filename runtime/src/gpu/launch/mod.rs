@@ -26,7 +26,7 @@ pub use geometry::{
 };
 pub use loaded::{EntryPoints, KernelInfo, LoadedVariant};
 pub use mmqgen_codegen::launch::{TailSplit, MAX_GRID_YZ};
-pub use shape::{check_shape, raw_rows_reachable, segment_count, segment_len, SEGMENT_K};
+pub use shape::{check_shape, segment_count, segment_len, SEGMENT_K};
 
 // The stage's names that live elsewhere keep their paths here (`mmqgen::launch::Workspace`, ...): building a variant
 // is compile/'s job, the workspace gpu/workspace's.

@@ -1,8 +1,6 @@
 //! The checks every call passes before anything is queued: a matmul's shape, and that each buffer holds what the
 //! shape needs.
 
-use mmqgen_codegen::launch::RawRowsWeights;
-
 use super::error::ShapeError;
 use crate::gpu::buffer::DeviceRef;
 
@@ -86,12 +84,6 @@ pub(crate) fn check_out(len: usize, m: usize, n: usize) -> Result<(), ShapeError
     check_buffer("output", len, n * m, || {
         format!("n = {n} tokens by m = {m} rows")
     })
-}
-
-/// Whether the copy engine can read raw rows of K at `weights`: the matrix 16-byte aligned and each row a multiple
-/// of 16 bytes long (K a multiple of 2048: eight 210-byte blocks), as a tensor map's address and row stride must be.
-pub fn raw_rows_reachable(weights: u64, k: usize) -> bool {
-    RawRowsWeights::RowMap.reaches(weights, 1, k as u64)
 }
 
 #[cfg(test)]
